@@ -1,0 +1,69 @@
+"""Settings from the environment and ``.env``; a wrong value fails fast saying what to change.
+
+Tokens are ``SecretStr`` so they never show up in a repr, a log line or a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ConfigError(Exception):
+    """A setting is wrong; the message names the variable and what is accepted."""
+
+
+class Settings(BaseSettings):
+    """Every knob prdigest reads. ``.env.example`` lists exactly these fields (a test checks)."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    # cache and defaults
+    prdigest_db: Path = Field(default=Path("prdigest.db"), description="SQLite cache file")
+    prdigest_repo: str | None = Field(default=None, description="OWNER/NAME to report on")
+    prdigest_rules: Path | None = Field(default=None, description="your own rule profile (TOML)")
+    prdigest_profile: str = Field(default="vllm", description="bundled profile: vllm or generic")
+    prdigest_timezone: str = Field(default="UTC", description="IANA zone for week boundaries")
+    prdigest_lang: Literal["en", "zh"] = Field(default="en", description="answer language")
+
+    # GitHub
+    github_token: SecretStr | None = None
+    prdigest_github_api_url: str = "https://api.github.com"
+    prdigest_github_schema: Path | None = None
+
+    # Slack
+    slack_bot_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    prdigest_slack_port: int = Field(default=3000, ge=1, le=65535)
+    prdigest_slack_api_url: str = "https://slack.com/api/"
+
+    @field_validator("prdigest_timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}; use an IANA name such as Europe/Berlin") from exc
+        return value
+
+    @field_validator("prdigest_repo")
+    @classmethod
+    def _repo(cls, value: str | None) -> str | None:
+        if value is not None and value.count("/") != 1:
+            raise ValueError(f"{value!r} is not OWNER/NAME")
+        return value or None
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read settings, turning a validation error into one line naming the variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][0]).upper() if err["loc"] else "setting"
+        raise ConfigError(f"{name}: {err['msg']}") from None

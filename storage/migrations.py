@@ -1,0 +1,78 @@
+"""Schema history. The schema changes only here, one named migration at a time."""
+
+from __future__ import annotations
+
+import sqlite_utils
+from sqlite_utils.migrations import Migrations
+
+MIGRATIONS = Migrations("prdigest")
+
+
+@MIGRATIONS(name="0001_prs")
+def _m0001_prs(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE prs (
+            repo TEXT NOT NULL,
+            number INTEGER NOT NULL,
+            title TEXT NOT NULL,
+            body TEXT NOT NULL DEFAULT '',
+            author TEXT NOT NULL DEFAULT '',
+            created_at TEXT,
+            merged_at TEXT NOT NULL,
+            updated_at TEXT,
+            base_branch TEXT NOT NULL DEFAULT 'main',
+            labels TEXT NOT NULL DEFAULT '[]',
+            additions INTEGER NOT NULL DEFAULT 0,
+            deletions INTEGER NOT NULL DEFAULT 0,
+            changed_files INTEGER NOT NULL DEFAULT 0,
+            files TEXT NOT NULL DEFAULT '[]',
+            url TEXT NOT NULL,
+            source TEXT NOT NULL DEFAULT 'import',
+            content_hash TEXT NOT NULL,
+            -- classification (one row per PR keeps the hot queries join-free)
+            modules TEXT NOT NULL DEFAULT '[]',
+            kind TEXT NOT NULL DEFAULT 'other',
+            flags TEXT NOT NULL DEFAULT '[]',
+            score REAL NOT NULL DEFAULT 0,
+            breakdown TEXT NOT NULL DEFAULT '[]',
+            highlights TEXT NOT NULL DEFAULT '[]',
+            gist TEXT NOT NULL DEFAULT '',
+            profile TEXT NOT NULL DEFAULT '',
+            profile_version TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (repo, number)
+        )
+        """
+    )
+    db.execute("CREATE INDEX idx_prs_repo_merged ON prs (repo, merged_at)")
+    # One row per (PR, module) and (PR, flag): lets /risks and module trends over long periods
+    # read an index range instead of every PR's JSON.
+    db.execute(
+        """
+        CREATE TABLE pr_tags (
+            repo TEXT NOT NULL,
+            number INTEGER NOT NULL,
+            merged_at TEXT NOT NULL,
+            tag_type TEXT NOT NULL CHECK (tag_type IN ('module', 'flag')),
+            tag TEXT NOT NULL,
+            PRIMARY KEY (repo, number, tag_type, tag),
+            FOREIGN KEY (repo, number) REFERENCES prs (repo, number) ON DELETE CASCADE
+        )
+        """
+    )
+    db.execute("CREATE INDEX idx_pr_tags_lookup ON pr_tags (repo, tag_type, tag, merged_at)")
+    db["prs"].enable_fts(["title", "body"], create_triggers=True, tokenize="porter")
+    db.execute(
+        """
+        CREATE TABLE sync_state (
+            repo TEXT NOT NULL,
+            source TEXT NOT NULL,
+            watermark TEXT,
+            cursor TEXT,
+            window_start TEXT,
+            window_end TEXT,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (repo, source)
+        )
+        """
+    )
