@@ -361,3 +361,25 @@ class PRStore:
                 d = dict(zip(names, row, strict=True))
                 last = d.pop("rowid")
                 yield _row_to_stored(d).pr
+
+
+@dataclass(frozen=True)
+class BriefPR:
+    """The little the digest needs about PRs of comparison weeks: title, modules, flag kinds."""
+
+    number: int
+    title: str
+    modules: tuple[str, ...]
+    flags: tuple[str, ...]
+
+
+def brief_between(store: PRStore, repo: str, start: datetime, end: datetime) -> list[BriefPR]:
+    """Cheap rows for the four comparison windows of a digest (no bodies, files or evidence)."""
+    rows = store.db.execute(
+        "SELECT number, title, modules, flags FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ?",
+        (repo, iso(start), iso(end)),
+    ).fetchall()
+    return [
+        BriefPR(int(n), str(title), tuple(json.loads(mods)), tuple(f["kind"] for f in json.loads(flags)))
+        for n, title, mods, flags in rows
+    ]

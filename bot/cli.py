@@ -1,0 +1,214 @@
+"""``prdigest``: the terminal front end.
+
+One subcommand per registered chat command is generated from the registry (same parsing, same
+Reply), plus the edge-only commands ``demo``, ``import``, ``reclassify``, ``sync`` and ``serve``.
+Bad input never shows a traceback: one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bot.config import ConfigError, Settings, load_settings
+from bot.ingest import RecordError, import_file, reclassify
+from classify.rules import Profile, ProfileError, load_profile
+from commands.locale import t
+from commands.model import Invocation, Reply
+from commands.registry import REGISTRY, Context, dispatch, load_all
+from commands.render import FORMATS, render
+from storage.db import StoreError, connect
+from storage.prs import PRStore
+
+EXIT_USAGE = 2
+DEMO_DB = Path("prdigest-demo.db")
+
+
+class Failure(Exception):
+    """An anticipated problem (bad config, database, profile): printed as one line, exit 2."""
+
+
+def _settings() -> Settings:
+    try:
+        return load_settings()
+    except ConfigError as exc:
+        raise Failure(str(exc)) from None
+
+
+def _profile(settings: Settings) -> Profile:
+    try:
+        return load_profile(settings.prdigest_rules or settings.prdigest_profile)
+    except ProfileError as exc:
+        raise Failure(f"rule profile rejected: {exc}") from None
+
+
+def _store(path: Path, *, create: bool = False) -> PRStore:
+    try:
+        return PRStore(connect(path, create=create))
+    except StoreError as exc:
+        raise Failure(str(exc)) from None
+
+
+def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--lang", type=click.Choice(["en", "zh"]), default=None,
+                      help="Answer language (default PRDIGEST_LANG, else en).")(fn)
+    fn = click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+                      help="Output format.")(fn)
+    fn = click.option("--repo", default=None, metavar="OWNER/NAME",
+                      help="Repository (default PRDIGEST_REPO, else the only one in the cache).")(fn)
+    fn = click.option("--db", type=click.Path(path_type=Path), default=None,
+                      help="SQLite cache (default PRDIGEST_DB, else ./prdigest.db).")(fn)
+    return fn
+
+
+def emit(reply: Reply, fmt: str) -> int:
+    """Print a reply; returns the exit code (usage → 2 with one line on stderr)."""
+    if reply.status == "usage":
+        click.echo(f"prdigest: {reply.title}", err=True)
+        return EXIT_USAGE
+    text = render(reply, fmt)  # type: ignore[arg-type]
+    if reply.status == "not_found":
+        if fmt == "json":
+            click.echo(text, nl=False)
+        click.echo(f"prdigest: {reply.title}", err=True)
+        return 1
+    click.echo(text, nl=False)
+    return 0
+
+
+def run_command(name: str, words: tuple[str, ...], *, db: Path | None, repo: str | None, fmt: str,
+                lang: str | None, now: datetime | None = None) -> tuple[Reply, Context]:
+    settings = _settings()
+    profile = _profile(settings)
+    path = db or settings.prdigest_db
+    store = PRStore(connect(":memory:")) if name == "help" else _store(path)
+    inv = Invocation(
+        command=name,
+        args=words,
+        repo=repo or settings.prdigest_repo,
+        lang=(lang or settings.prdigest_lang),  # type: ignore[arg-type]
+        timezone=settings.prdigest_timezone,
+        now=now or datetime.now(UTC),
+        platform="cli",
+    )
+    ctx = Context(store=store, profile=profile)
+    return dispatch(inv, ctx), ctx
+
+
+def _make_command(name: str) -> click.Command:
+    spec = REGISTRY[name]
+
+    @_common
+    @click.argument("words", nargs=-1)
+    @click.pass_context
+    def cmd(click_ctx: click.Context, words: tuple[str, ...], db: Path | None, repo: str | None, fmt: str,
+            lang: str | None) -> None:
+        reply, _ = run_command(name, words, db=db, repo=repo, fmt=fmt, lang=lang)
+        click_ctx.exit(emit(reply, fmt))
+
+    summary = t("en", spec.summary["en"])
+    examples = "\n".join(f"  prdigest {e}" for e in spec.examples)
+    return click.Command(
+        name, callback=cmd.callback, params=cmd.params, help=f"{summary}\n\nUsage: {spec.usage}\n\n\b\nExamples:\n{examples}",
+        short_help=summary, context_settings={"ignore_unknown_options": False},
+    )
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="prdigest")
+def cli() -> None:
+    """Weekly digests, risk flags and slash commands for the merged PRs of a GitHub repository."""
+
+
+load_all()
+for _name in REGISTRY:
+    cli.add_command(_make_command(_name))
+
+
+@cli.command()
+@click.option("--db", type=click.Path(path_type=Path), default=DEMO_DB, show_default=True,
+              help="Where to put the demo cache (kept apart from your real cache).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--lang", type=click.Choice(["en", "zh"]), default=None)
+def demo(db: Path, fmt: str, lang: str | None) -> None:
+    """Load the bundled vLLM-like demo history and print the digest of its latest full week."""
+    from bot.demo import demo_data_path
+    from commands.period import week_of
+
+    settings = _settings()
+    profile = _profile(settings)
+    store = _store(db, create=True)
+    try:
+        total, counts = import_file(store, profile, demo_data_path())
+    except RecordError as exc:
+        raise Failure(str(exc)) from None
+    repo = store.repos()[0] if len(store.repos()) == 1 else "vllm-project/vllm"
+    span = store.merged_range(repo)
+    assert span is not None
+    from zoneinfo import ZoneInfo
+
+    zone = ZoneInfo(settings.prdigest_timezone)
+    last = week_of(span[1], zone)
+    week = last if span[1].astimezone(zone).isoweekday() == 7 else week_of(last.start - (last.end - last.start), zone)
+    click.echo(f"demo: {total} PRs in {db} ({counts.new} new, {counts.unchanged} unchanged)", err=True)
+    reply, _ = run_command("digest", (week.label,), db=db, repo=repo, fmt=fmt, lang=lang)
+    code = emit(reply, fmt)
+    click.echo(f"next: prdigest risks core-path {week.label} --db {db}   ·   prdigest help", err=True)
+    sys.exit(code)
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--db", type=click.Path(path_type=Path), default=None, help="SQLite cache (default PRDIGEST_DB).")
+def import_(file: Path, db: Path | None) -> None:
+    """Import PR records from a JSON Lines file (.jsonl or .jsonl.gz), one PR per line."""
+    settings = _settings()
+    profile = _profile(settings)
+    store = _store(db or settings.prdigest_db, create=True)
+    try:
+        total, counts = import_file(store, profile, file)
+    except RecordError as exc:
+        raise Failure(str(exc)) from None
+    click.echo(f"imported {total} PRs: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
+               + (f", {counts.kept_richer} kept (richer data already cached)" if counts.kept_richer else ""))
+
+
+@cli.command("reclassify")
+@click.option("--db", type=click.Path(path_type=Path), default=None, help="SQLite cache (default PRDIGEST_DB).")
+@click.option("--repo", default=None, metavar="OWNER/NAME", help="Only this repository.")
+def reclassify_(db: Path | None, repo: str | None) -> None:
+    """Re-run classification over the whole cache with the current profile (no network)."""
+    settings = _settings()
+    profile = _profile(settings)
+    store = _store(db or settings.prdigest_db)
+    result = reclassify(store, profile, repo)
+    click.echo(f"reclassified {result.total} PRs with profile {profile.name} {profile.version}: "
+               f"{result.changed} changed in {result.seconds:.1f}s")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: one line and exit 2 for any anticipated problem, never a traceback."""
+    try:
+        code = cli.main(args=argv, prog_name="prdigest", standalone_mode=False)
+    except click.UsageError as exc:
+        hint = f" (see prdigest {exc.ctx.info_name} --help)" if exc.ctx and exc.ctx.info_name != "prdigest" else (
+            " (see prdigest --help)")
+        click.echo(f"prdigest: {exc.format_message()}{hint}", err=True)
+        sys.exit(EXIT_USAGE)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (Failure, StoreError, ConfigError, ProfileError) as exc:
+        click.echo(f"prdigest: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except click.Abort:
+        click.echo("prdigest: aborted", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("prdigest: interrupted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

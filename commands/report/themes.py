@@ -1,0 +1,123 @@
+"""Group the period's notable PRs into themes.
+
+Two kinds of theme, as in the hand-written report:
+- a *burst*: a word that suddenly appears in several titles (four "AutoWeightsLoader"
+  migrations in one week, none before) becomes a theme of its own;
+- a *module* theme: the remaining PRs grouped by module, heaviest (by key-PR score) first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from commands.report.stats import DigestStats, rank_key
+from storage.prs import StoredPR
+
+MAX_THEMES = 7
+MAX_BURSTS = 3
+MIN_BURST_PRS = 3
+PRS_PER_THEME = 5
+
+_TAGS = re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)+")
+_CONVENTIONAL = re.compile(r"^\s*[a-z]+(?:\([^)]{0,40}\))?!?:\s+", re.I)
+_TRAILING_REF = re.compile(r"\s*\(#\d+\)\s*$")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")
+STOPWORDS = frozenset(
+    """a an the and or of to in on for with from by at as is are be into via per not no
+    fix fixes fixed add adds added support supports update updates updated remove removes removed use uses
+    bump upgrade improve improves refactor refactors clean cleanup make makes allow allows enable enables
+    disable disables handle move moves rename renames revert reverts when if that this test tests testing
+    bugfix bug misc doc docs ci build core model models kernel frontend perf feature feat chore new more
+    default option options config issue error errors case cases path paths after before only also""".split()
+)
+
+
+@dataclass
+class Theme:
+    title: str
+    kind: str  # "burst" or "module"
+    prs: list[StoredPR]
+    key: str  # the burst word or the module name
+
+
+def clean_title(title: str) -> str:
+    """A title without its [Tags], conventional-commit prefix or trailing (#123)."""
+    text = _TRAILING_REF.sub("", title)
+    text = _TAGS.sub("", text)
+    text = _CONVENTIONAL.sub("", text)
+    return text.strip() or title.strip()
+
+
+def title_words(title: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(clean_title(title)) if len(w) >= 4 and w.lower() not in STOPWORDS}
+
+
+def _display_form(word: str, titles: Iterable[str]) -> str:
+    forms: Counter[str] = Counter(w for title in titles for w in _WORD.findall(title) if w.lower() == word)
+    return forms.most_common(1)[0][0] if forms else word
+
+
+def bursts(stats: DigestStats) -> list[Theme]:
+    """Words in ≥3 titles this period that were rare in the four windows before."""
+    now: dict[str, list[StoredPR]] = defaultdict(list)
+    for s in stats.prs:
+        for w in title_words(s.pr.title):
+            now[w].append(s)
+    before: Counter[str] = Counter()
+    for _, briefs in stats.previous:
+        for b in briefs:
+            before.update(title_words(b.title))
+    n_prev = max(1, len(stats.previous))
+    candidates = []
+    for word, members in now.items():
+        if len(members) < MIN_BURST_PRS:
+            continue
+        avg = before[word] / n_prev
+        if len(members) >= 3 * (avg + 0.5) and len(members) < 0.5 * max(1, len(stats.prs)):
+            candidates.append((len(members) / (avg + 0.5), len(members), word, members))
+    candidates.sort(key=lambda c: (-c[0], -c[1], c[2]))
+    chosen: list[Theme] = []
+    covered: set[int] = set()
+    for _, _, word, members in candidates:
+        numbers = {s.pr.number for s in members}
+        if len(numbers & covered) >= 0.5 * len(numbers):
+            continue  # the same PRs already make a theme under another word
+        chosen.append(Theme(_display_form(word, (s.pr.title for s in members)), "burst", sorted(members, key=rank_key), word))
+        covered |= numbers
+        if len(chosen) == MAX_BURSTS:
+            break
+    return chosen
+
+
+def module_themes(stats: DigestStats, taken: set[int], limit: int, catch_all: Iterable[str] = ()) -> list[Theme]:
+    """Greedy: the module whose notable PRs weigh most becomes a theme, its PRs leave the pool."""
+    skip = set(catch_all)
+    pool = [s for s in stats.prs if s.pr.number not in taken and (s.pr.number in stats.key or s.cls.score > 0)]
+    themes: list[Theme] = []
+    while pool and len(themes) < limit:
+        weight: Counter[str] = Counter()
+        for s in pool:
+            bonus = 2.0 if s.pr.number in stats.key else 1.0
+            for m in s.cls.modules:
+                if m not in skip:
+                    weight[m] += max(s.cls.score, 0.1) * bonus
+        if not weight:
+            break
+        module = max(weight, key=lambda m: (weight[m], m))
+        members = [s for s in pool if module in s.cls.modules]
+        if len(members) < 2 and not any(s.pr.number in stats.key for s in members):
+            break
+        themes.append(Theme(module, "module", sorted(members, key=lambda s: (s.pr.number not in stats.key, *rank_key(s))), module))
+        numbers = {s.pr.number for s in members}
+        pool = [s for s in pool if s.pr.number not in numbers]
+    return themes
+
+
+def find_themes(stats: DigestStats, catch_all: Iterable[str] = ()) -> list[Theme]:
+    found = bursts(stats)
+    taken = {s.pr.number for th in found for s in th.prs}
+    found += module_themes(stats, taken, MAX_THEMES - len(found), catch_all)
+    return found

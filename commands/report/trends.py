@@ -1,0 +1,44 @@
+"""Module trends: this period against the four-window average."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from commands.report.stats import DigestStats
+
+MAX_ROWS = 10
+
+
+@dataclass(frozen=True)
+class Trend:
+    module: str
+    now: int
+    avg: float
+
+    @property
+    def ratio(self) -> float:
+        return (self.now + 1) / (self.avg + 1)
+
+    @property
+    def change(self) -> str:
+        if self.avg == 0:
+            return "new" if self.now else "—"
+        pct = round((self.now - self.avg) / self.avg * 100)
+        return f"{pct:+d}%"
+
+
+def module_trends(stats: DigestStats) -> list[Trend]:
+    now = stats.module_counts()
+    avg = stats.previous_module_avg()
+    trends = [Trend(m, now.get(m, 0), round(avg.get(m, 0.0), 1)) for m in set(now) | set(avg)]
+    trends.sort(key=lambda tr: (-tr.now, -tr.avg, tr.module))
+    return trends
+
+
+def movers(trends: list[Trend]) -> tuple[list[Trend], list[Trend]]:
+    """Modules clearly above (≥1.5× and +3) or below (≤0.6× and −3) their four-window average."""
+    rising = [tr for tr in trends if tr.ratio >= 1.5 and tr.now - tr.avg >= 3]
+    falling = [tr for tr in trends if tr.ratio <= 0.6 and tr.avg - tr.now >= 3]
+    rising.sort(key=lambda tr: -(tr.now - tr.avg))
+    falling.sort(key=lambda tr: -(tr.avg - tr.now))
+    return rising[:5], falling[:5]

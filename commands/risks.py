@@ -1,0 +1,84 @@
+"""``risks [KIND] [PERIOD]``: PRs carrying a risk flag, each with the evidence that raised it."""
+
+from __future__ import annotations
+
+from classify.models import FLAG_KINDS
+from commands.common import parse_flag_kind, pr_ref, pr_tags
+from commands.locale import flag_label, t
+from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply, UsageError
+from commands.period import is_period, parse_period
+from commands.registry import Context, command
+from storage.prs import StoredPR
+
+MAX_LISTED = 100
+
+
+def _evidence(item: StoredPR, kind: str) -> list[str]:
+    if kind == "all":
+        return [f"{f.kind}: {'; '.join(f.evidence)}" for f in item.cls.flags]
+    flag = item.cls.flag(kind)  # type: ignore[arg-type]
+    return list(flag.evidence) if flag else []
+
+
+@command(
+    "risks",
+    usage=f"risks [{'|'.join(FLAG_KINDS)}|all] [PERIOD]",
+    summary={"en": "cmd.risks", "zh": "cmd.risks"},
+    examples=("risks core-path", "risks breaking last-week", "risks all 2026-W19"),
+)
+def run(inv: Invocation, ctx: Context) -> Reply:
+    kind_word: str | None = None
+    period_word: str | None = None
+    for word in inv.args:
+        if period_word is None and is_period(word):
+            period_word = word
+        elif kind_word is None and not is_period(word):
+            kind_word = word
+        else:
+            raise UsageError(f"unexpected {word[:40]!r}")
+    kind = parse_flag_kind(kind_word or "all")
+    period = parse_period(period_word, inv.now, inv.timezone)
+    repo = ctx.resolve_repo(inv)
+    lang = inv.lang
+
+    if kind == "all":
+        items = [s for s in ctx.store.merged_between(repo, period.start, period.end) if s.cls.flags]
+    else:
+        items = ctx.store.with_tag(repo, "flag", kind, period.start, period.end)
+    items.sort(key=lambda s: (-s.cls.score, -s.pr.number))
+
+    kind_text = t(lang, "risks.all") if kind == "all" else flag_label(lang, kind)
+    blocks: list[Block] = []
+    if not items:
+        blocks.append(Paragraph(text=t(lang, "risks.none", kind=kind_text, period=period.label)))
+    else:
+        groups = [kind] if kind != "all" else [k for k in FLAG_KINDS if any(s.cls.flag(k) for s in items)]
+        if kind == "all":
+            blocks.append(Paragraph(text=t(lang, "risks.count", n=len(items))))
+        shown = 0
+        for group in groups:
+            members = items if kind != "all" else [s for s in items if s.cls.flag(group)]  # type: ignore[arg-type]
+            blocks.append(Heading(text=f"{flag_label(lang, group)} ({len(members)})", level=3))
+            for s in members[:MAX_LISTED]:
+                blocks.append(PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=_evidence(s, group)))
+                shown += 1
+            if len(members) > MAX_LISTED:
+                blocks.append(Paragraph(text=f"… +{len(members) - MAX_LISTED}"))
+    data = {
+        "repo": repo,
+        "kind": kind,
+        "period": period.as_dict(),
+        "total": len(items),
+        "prs": [
+            {
+                "number": s.pr.number,
+                "title": s.pr.title,
+                "url": s.pr.url,
+                "flags": s.cls.flag_kinds,
+                "evidence": _evidence(s, kind),
+            }
+            for s in items
+        ],
+    }
+    title = t(lang, "risks.title", kind=kind_text, repo=repo, period=period.label)
+    return Reply(command="risks", title=title, blocks=blocks, data=data)
