@@ -1,0 +1,264 @@
+"""A fake Slack on 127.0.0.1: the Web API (``/api/<method>``) and response_url endpoints.
+
+It is a real HTTP server in a background thread, so the real slack_sdk WebClient /
+AsyncWebClient (``base_url=fake.api_url``) and Bolt's ``respond`` talk to it exactly as they
+would to Slack. Every call is recorded with its parsed payload for exact assertions; replies can
+be scripted per method (a 429 with Retry-After, an error code) and channels can be set to fail.
+Also here: helpers that build and sign slash-command requests the way Slack does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+BOT_TOKEN = "xoxb-test-token"
+SIGNING_SECRET = "test-signing-secret"
+
+
+@dataclass
+class Call:
+    """One Web API call as the fake received it."""
+
+    method: str
+    params: dict[str, Any]
+    headers: dict[str, str]
+    at: float
+
+
+@dataclass
+class Response:
+    """A scripted answer: status, JSON body, extra headers."""
+
+    status: int = 200
+    body: dict[str, Any] = field(default_factory=lambda: {"ok": True})
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Posted:
+    """One POST to a response_url."""
+
+    key: str
+    body: dict[str, Any]
+    at: float
+
+
+class FakeSlack:
+    """Start with ``with FakeSlack() as slack:``; point clients at ``slack.api_url``."""
+
+    def __init__(self, token: str = BOT_TOKEN) -> None:
+        self.token = token
+        self.calls: list[Call] = []
+        self.posted: list[Posted] = []
+        self.channel_errors: dict[str, str] = {}
+        self._scripts: dict[str, list[Response]] = {}
+        self._ts = 0
+        self._cond = threading.Condition()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="fake-slack", daemon=True
+        )
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def __enter__(self) -> FakeSlack:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    @property
+    def base(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base}/api/"
+
+    def response_url(self, key: str) -> str:
+        return f"{self.base}/respond/{key}"
+
+    # -- scripting and inspection ---------------------------------------------------------------
+
+    def script(self, method: str, *responses: Response) -> None:
+        """The next calls of ``method`` get these answers, in order, before the defaults."""
+        with self._cond:
+            self._scripts.setdefault(method, []).extend(responses)
+
+    def calls_to(self, method: str) -> list[Call]:
+        with self._cond:
+            return [c for c in self.calls if c.method == method]
+
+    def posted_to(self, key: str) -> list[Posted]:
+        with self._cond:
+            return [p for p in self.posted if p.key == key]
+
+    def wait_posted(self, key: str, count: int = 1, timeout: float = 10.0) -> list[Posted]:
+        """Block until ``count`` POSTs reached the response_url ``key`` (bounded in time)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while len([p for p in self.posted if p.key == key]) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+            return [p for p in self.posted if p.key == key]
+
+    def wait_calls(self, method: str, count: int = 1, timeout: float = 10.0) -> list[Call]:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while len([c for c in self.calls if c.method == method]) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+            return [c for c in self.calls if c.method == method]
+
+    # -- the server ---------------------------------------------------------------------------
+
+    def _answer(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> Response:
+        with self._cond:
+            self.calls.append(Call(method, params, headers, time.monotonic()))
+            self._cond.notify_all()
+            scripted = self._scripts.get(method)
+            if scripted:
+                return scripted.pop(0)
+        auth = headers.get("authorization", "")
+        if auth != f"Bearer {self.token}" and params.get("token") != self.token:
+            return Response(200, {"ok": False, "error": "invalid_auth"})
+        if method == "auth.test":
+            return Response(
+                200,
+                {
+                    "ok": True,
+                    "url": "https://fake.slack.com/",
+                    "team": "Fake",
+                    "user": "prdigest",
+                    "team_id": "T0FAKE",
+                    "user_id": "U0BOT",
+                    "bot_id": "B0BOT",
+                },
+            )
+        if method == "chat.postMessage":
+            channel = str(params.get("channel", ""))
+            if channel in self.channel_errors:
+                return Response(200, {"ok": False, "error": self.channel_errors[channel]})
+            with self._cond:
+                self._ts += 1
+                ts = f"1700000000.{self._ts:06d}"
+            return Response(
+                200,
+                {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text"), "ts": ts}},
+            )
+        return Response(200, {"ok": False, "error": "unknown_method"})
+
+    def _record_post(self, key: str, body: dict[str, Any]) -> None:
+        with self._cond:
+            self.posted.append(Posted(key, body, time.monotonic()))
+            self._cond.notify_all()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                return
+
+            def _body(self) -> dict[str, Any]:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length).decode("utf-8") if length else ""
+                if "json" in (self.headers.get("Content-Type") or ""):
+                    return json.loads(raw or "{}")
+                return dict(parse_qsl(raw, keep_blank_values=True))
+
+            def _send(
+                self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
+            ) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self) -> None:
+                path = self.path.split("?", 1)[0]
+                body = self._body()
+                if path.startswith("/respond/"):
+                    fake._record_post(path.removeprefix("/respond/"), body)
+                    self._send(200, b"ok", "text/plain")
+                    return
+                if path.startswith("/api/"):
+                    headers = {k.lower(): v for k, v in self.headers.items()}
+                    resp = fake._answer(path.removeprefix("/api/"), body, headers)
+                    self._send(
+                        resp.status,
+                        json.dumps(resp.body).encode(),
+                        "application/json; charset=utf-8",
+                        resp.headers,
+                    )
+                    return
+                self._send(404, b"not found", "text/plain")
+
+        return Handler
+
+
+# -- slash commands as Slack sends them ----------------------------------------------------------
+
+
+def slash_body(
+    command: str,
+    text: str,
+    response_url: str,
+    *,
+    user_id: str = "U0USER",
+    channel_id: str = "C0CHAN",
+    team_id: str = "T0FAKE",
+) -> str:
+    """The form-encoded body of a slash-command request."""
+    return urlencode(
+        {
+            "token": "legacy-verification-token",
+            "team_id": team_id,
+            "team_domain": "fake",
+            "channel_id": channel_id,
+            "channel_name": "general",
+            "user_id": user_id,
+            "user_name": "tester",
+            "command": command,
+            "text": text,
+            "api_app_id": "A0APP",
+            "is_enterprise_install": "false",
+            "response_url": response_url,
+            "trigger_id": "1.2.3",
+        }
+    )
+
+
+def signed_headers(
+    body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None
+) -> dict[str, str]:
+    """Slack's request signature: HMAC-SHA256 of ``v0:{timestamp}:{body}``."""
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    digest = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
+    return {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "X-Slack-Request-Timestamp": ts,
+        "X-Slack-Signature": f"v0={digest}",
+    }
