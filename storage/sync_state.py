@@ -39,7 +39,8 @@ class SyncState:
 
 def get(db: sqlite_utils.Database, repo: str, source: str) -> SyncState | None:
     row = db.execute(
-        "SELECT watermark, cursor, window_start, window_end, updated_at FROM sync_state WHERE repo = ? AND source = ?",
+        "SELECT watermark, cursor, window_start, window_end, updated_at FROM sync_state "
+        "WHERE repo = ? AND source = ?",
         (repo, source),
     ).fetchone()
     if row is None:
@@ -60,9 +61,9 @@ def save(db: sqlite_utils.Database, state: SyncState, *, now: datetime | None = 
     stamp = iso(now or datetime.now(UTC))
     db.execute(
         "INSERT INTO sync_state (repo, source, watermark, cursor, window_start, window_end, updated_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (repo, source) DO UPDATE SET watermark = excluded.watermark, "
-        "cursor = excluded.cursor, window_start = excluded.window_start, window_end = excluded.window_end, "
-        "updated_at = excluded.updated_at",
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (repo, source) DO UPDATE SET "
+        "watermark = excluded.watermark, cursor = excluded.cursor, window_start = excluded.window_start, "
+        "window_end = excluded.window_end, updated_at = excluded.updated_at",
         (
             state.repo,
             state.source,

@@ -1,0 +1,352 @@
+"""Merged PRs from a local clone's first-parent history, without any network.
+
+GitHub leaves two shapes of PR on the main branch's first-parent line:
+
+* squash (and rebase) merges — subject ``Title (#123)``;
+* merge commits — subject ``Merge pull request #123 from owner/branch``, the PR title as the first
+  body line.
+
+Everything comes from ONE ``git log --first-parent -m --raw --numstat -z`` process, parsed as it
+streams (so git computes diffs while Python classifies): change type and rename source from
+``--raw``, per-file line counts from ``--numstat`` (``-`` for binary files counts as 0), the merge
+time from the committer date. Merge commits' true authors live on their second parent; a
+``git cat-file --batch`` helper, started only when a merge commit appears, reads those.
+Bodies lose their Signed-off-by/Co-authored-by trailers. Commits that are not PRs are counted and
+skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from classify.models import ChangeType, FileChange, PullRequest
+
+_SQUASH = re.compile(r"^(?P<title>.*\S)\s+\(#(?P<num>\d+)\)\s*$")
+_MERGE = re.compile(r"^Merge pull request #(?P<num>\d+) from (?P<head>\S+)")
+_TRAILER = re.compile(
+    r"^[ \t]*(?:signed-off-by|co-authored-by)[ \t]*:.*(?:\n|$)", re.IGNORECASE | re.MULTILINE
+)
+_BLANKS = re.compile(r"\n{3,}")
+_NOREPLY = re.compile(
+    r"^(?:\d+\+)?(?P<login>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))@users\.noreply\.", re.IGNORECASE
+)
+_NUMSTAT = re.compile(rb"^(\d+|-)\t(\d+|-)\t(.*)$", re.DOTALL)
+_RAW_TYPES: dict[str, ChangeType] = {"A": "added", "M": "modified", "D": "removed", "R": "renamed",
+                                     "C": "copied", "T": "changed"}
+_FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%cI%x1f%B%x1f"
+_CHUNK = 1 << 20
+
+
+class GitError(Exception):
+    """The path is not a usable git clone, or git failed; the message says which and why."""
+
+
+@dataclass
+class GitLogStats:
+    """What an import saw: commits walked, PRs produced, commits skipped as not being PRs."""
+
+    commits: int = 0
+    prs: int = 0
+    skipped: int = 0
+    duplicates: int = 0
+    head: str = ""
+    skipped_subjects: list[str] = field(default_factory=list)
+
+
+def _run(path: Path, *args: str) -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(path), *args], capture_output=True, check=True, timeout=60)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed (needed for --git)") from exc
+    except subprocess.CalledProcessError as exc:
+        msg = exc.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = msg[-1] if msg else exc.returncode
+        raise GitError(f"git {' '.join(args)} failed in {path}: {reason}") from exc
+    return out.stdout.decode("utf-8", "replace").strip()
+
+
+def open_repo(path: str | Path) -> Path:
+    """Check that ``path`` is a git work tree or bare repository with at least one commit."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise GitError(f"--git {path}: no such directory")
+    if not p.is_dir():
+        raise GitError(f"--git {path}: not a directory")
+    try:
+        _run(p, "rev-parse", "--git-dir")
+    except GitError as exc:
+        raise GitError(f"--git {path}: not a git repository") from exc
+    try:
+        _run(p, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+    except GitError as exc:
+        raise GitError(f"--git {path}: the repository has no commits") from exc
+    return p
+
+
+def head_commit(path: Path, rev: str = "HEAD") -> str:
+    return _run(path, "rev-parse", "--verify", f"{rev}^{{commit}}")
+
+
+def current_branch(path: Path) -> str:
+    try:
+        return _run(path, "symbolic-ref", "--short", "-q", "HEAD") or "main"
+    except GitError:
+        return "main"
+
+
+def is_ancestor(path: Path, older: str, newer: str) -> bool:
+    result = subprocess.run(["git", "-C", str(path), "merge-base", "--is-ancestor", older, newer],
+                            capture_output=True, timeout=60)
+    return result.returncode == 0
+
+
+def origin_repo(path: Path) -> str | None:
+    """OWNER/NAME from a GitHub-style ``origin`` remote URL, if there is one."""
+    try:
+        url = _run(path, "remote", "get-url", "origin")
+    except GitError:
+        return None
+    m = re.search(r"[:/]([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$", url)
+    return f"{m.group(1)}/{m.group(2)}" if m else None
+
+
+def clean_body(text: str) -> str:
+    """The message body without Signed-off-by/Co-authored-by trailers and runs of blank lines."""
+    text = _TRAILER.sub("", text.replace("\r\n", "\n"))
+    return _BLANKS.sub("\n\n", text).strip()
+
+
+def author_login(name: str, email: str) -> str:
+    """The GitHub login from a noreply address (``123+login@users.noreply.github.com``), else the name."""
+    m = _NOREPLY.match(email.strip())
+    return m.group("login") if m else name.strip()
+
+
+class _AuthorLookup:
+    """Authors of arbitrary commits through one long-lived ``git cat-file --batch`` process."""
+
+    def __init__(self, path: Path) -> None:
+        self._proc = subprocess.Popen(
+            ["git", "-C", str(path), "cat-file", "--batch"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )
+
+    def author(self, sha: str) -> tuple[str, str] | None:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(sha.encode() + b"\n")
+        self._proc.stdin.flush()
+        header = self._proc.stdout.readline().split()
+        if len(header) != 3 or header[1] != b"commit":
+            return None
+        body = self._proc.stdout.read(int(header[2]) + 1)
+        for line in body.split(b"\n"):
+            if not line:
+                break
+            if line.startswith(b"author "):
+                m = re.match(rb"author (.*) <(.*)> \d+ [+-]\d{4}$", line)
+                if m:
+                    return m.group(1).decode("utf-8", "replace"), m.group(2).decode("utf-8", "replace")
+        return None
+
+    def close(self) -> None:
+        if self._proc.stdin:
+            self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+
+
+def _parse_changes(tokens: list[bytes]) -> list[FileChange]:
+    raw: dict[str, tuple[ChangeType, str | None]] = {}
+    order: list[str] = []
+    counts: dict[str, tuple[int, int]] = {}
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i].lstrip(b"\n")
+        i += 1
+        if not tok:
+            continue
+        if tok.startswith(b":"):
+            fields = tok[1:].split(b" ")
+            status = fields[4].decode("ascii", "replace") if len(fields) > 4 else "M"
+            letter = status[:1]
+            if letter in ("R", "C") and i + 1 < n:
+                old = tokens[i].decode("utf-8", "replace")
+                new = tokens[i + 1].decode("utf-8", "replace")
+                i += 2
+                raw[new] = (_RAW_TYPES[letter], old)
+                order.append(new)
+            else:
+                p = tokens[i].decode("utf-8", "replace")
+                i += 1
+                raw[p] = (_RAW_TYPES.get(letter, "modified"), None)
+                order.append(p)
+            continue
+        m = _NUMSTAT.match(tok)
+        if not m:
+            continue
+        add = 0 if m.group(1) == b"-" else int(m.group(1))
+        dele = 0 if m.group(2) == b"-" else int(m.group(2))
+        if m.group(3):
+            counts[m.group(3).decode("utf-8", "replace")] = (add, dele)
+        else:  # rename/copy: the two paths follow as their own tokens
+            new = tokens[i + 1].decode("utf-8", "replace") if i + 1 < n else ""
+            i += 2
+            counts[new] = (add, dele)
+    files = []
+    for p in order:
+        change, old = raw[p]
+        add, dele = counts.get(p, (0, 0))
+        files.append(FileChange(path=p, additions=add, deletions=dele, change_type=change, previous_path=old))
+    for p, (add, dele) in counts.items():
+        if p not in raw:
+            files.append(FileChange(path=p, additions=add, deletions=dele))
+    return files
+
+
+def _records(path: Path, args: list[str]) -> Iterator[bytes]:
+    """Raw commit records of ``git log`` streamed as they arrive (split on the \\x1e marker)."""
+    cmd = ["git", "-C", str(path), "-c", "core.quotepath=off", "-c", "log.showSignature=false",
+           "-c", "diff.renames=true", "-c", "diff.renameLimit=4000", *args]
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed (needed for --git)") from exc
+    assert proc.stdout is not None
+    buf = b""
+    completed = False
+    try:
+        while True:
+            chunk = proc.stdout.read(_CHUNK)
+            if not chunk:
+                break
+            buf += chunk
+            parts = buf.split(b"\x1e")
+            buf = parts.pop()
+            for part in parts:
+                if part.strip(b"\n\x00"):
+                    yield part
+        if buf.strip(b"\n\x00"):
+            yield buf
+        completed = True
+    finally:
+        if not completed:
+            proc.kill()
+        proc.stdout.close()
+        err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
+        if proc.stderr:
+            proc.stderr.close()
+        code = proc.wait()
+    if code != 0:
+        raise GitError(f"git log failed in {path}: {err.strip().splitlines()[-1] if err.strip() else code}")
+
+
+def iter_merged_prs(
+    path: str | Path,
+    repo: str,
+    *,
+    rev: str = "HEAD",
+    exclude: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    web: str = "https://github.com",
+    base_branch: str | None = None,
+    stats: GitLogStats | None = None,
+) -> Iterator[PullRequest]:
+    """Merged PRs on ``rev``'s first-parent line, newest first, each number once (the newest).
+
+    ``exclude`` (a commit) limits the walk to commits after it (incremental imports); ``since`` and
+    ``until`` bound the merge (committer) time to [since, until).
+    """
+    root = open_repo(path)
+    stats = stats if stats is not None else GitLogStats()
+    stats.head = head_commit(root, rev)
+    branch = base_branch or current_branch(root)
+    owner = repo.split("/", 1)[0].lower()
+    args = ["log", "--first-parent", "-m", "--raw", "--numstat", "-z", "-M", "--no-color", "--no-ext-diff",
+            "--no-textconv", "--no-abbrev", f"--format={_FORMAT}"]
+    if since is not None:
+        args.append(f"--since={since.astimezone(UTC).isoformat()}")
+    if until is not None:
+        args.append(f"--until={until.astimezone(UTC).isoformat()}")
+    args.append(stats.head)
+    if exclude:
+        args.append(f"^{exclude}")
+    args.append("--")
+    seen: set[int] = set()
+    lookup: _AuthorLookup | None = None
+    try:
+        for record in _records(root, args):
+            head, _, rest = record.partition(b"\x00")
+            fields = head.decode("utf-8", "replace").split("\x1f", 5)
+            if len(fields) < 6:
+                continue
+            _sha, parents, name, email, committed, message = fields
+            message = message.removesuffix("\x1f")
+            stats.commits += 1
+            merged_at = datetime.fromisoformat(committed).astimezone(UTC)
+            if (since is not None and merged_at < since) or (until is not None and merged_at >= until):
+                continue
+            lines = message.strip("\n").split("\n")
+            subject = lines[0].strip()
+            m_merge = _MERGE.match(subject)
+            m_squash = None if m_merge else _SQUASH.match(subject)
+            if m_merge:
+                number = int(m_merge.group("num"))
+                rest_lines = lines[1:]
+                while rest_lines and not rest_lines[0].strip():
+                    rest_lines.pop(0)
+                title = rest_lines[0].strip() if rest_lines else subject
+                body = "\n".join(rest_lines[1:])
+                head_owner = m_merge.group("head").split("/", 1)[0] if "/" in m_merge.group("head") else ""
+                parent_list = parents.split()
+                author = ""
+                if len(parent_list) > 1:
+                    lookup = lookup or _AuthorLookup(root)
+                    found = lookup.author(parent_list[1])
+                    if found:
+                        author = author_login(*found)
+                if not author and head_owner and head_owner.lower() != owner:
+                    author = head_owner
+                if not author:
+                    author = author_login(name, email)
+            elif m_squash:
+                number = int(m_squash.group("num"))
+                title = m_squash.group("title").strip()
+                body = "\n".join(lines[1:])
+                author = author_login(name, email)
+            else:
+                stats.skipped += 1
+                if len(stats.skipped_subjects) < 20:
+                    stats.skipped_subjects.append(subject[:120])
+                continue
+            if number in seen or number <= 0:
+                stats.duplicates += 1
+                continue
+            seen.add(number)
+            files = _parse_changes(rest.split(b"\x00"))
+            stats.prs += 1
+            yield PullRequest(
+                repo=repo,
+                number=number,
+                title=title,
+                body=clean_body(body),
+                author=author,
+                merged_at=merged_at,
+                base_branch=branch,
+                additions=sum(f.additions for f in files),
+                deletions=sum(f.deletions for f in files),
+                files=files,
+                url=f"{web.rstrip('/')}/{repo}/pull/{number}",
+                source="git",
+            )
+    finally:
+        if lookup is not None:
+            lookup.close()

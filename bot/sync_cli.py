@@ -1,0 +1,264 @@
+"""``prdigest sync``: fill the cache from GitHub's GraphQL API or from a local clone.
+
+Exit codes: 0 done; 1 GitHub, network or git failed, or a rate limit outlasts ``--max-wait``
+(progress is kept; run again later); 2 bad input or configuration (one line on stderr, including
+a missing or rejected GITHUB_TOKEN); 130 interrupted (progress is kept). A closing summary line
+(fetched, new, updated, requests used, rate limit remaining) is printed on stdout in every case
+where the sync started.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import click
+
+from bot import github as gh
+from bot import gitlog
+from bot.config import ConfigError, Settings, load_settings
+from bot.sync import Progress, SyncReport, classifier_for, finish_report, sync_api, sync_git
+from storage.db import StoreError, connect
+from storage.prs import PRStore
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+DEFAULT_REPO = "vllm-project/vllm"
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hour)?\s*$", re.IGNORECASE)
+
+
+class BadInput(Exception):
+    """Printed as one line on stderr, exit 2."""
+
+
+# -- parsing --------------------------------------------------------------------------------------
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from ``90``, ``90s``, ``10m`` or ``1h``."""
+    m = _DURATION.match(text)
+    if not m:
+        raise BadInput(f"--max-wait {text!r}: use seconds or a number with s, m or h (e.g. 90s, 10m, 1h)")
+    value = float(m.group(1))
+    unit = (m.group(2) or "s").lower()[0]
+    return value * {"s": 1, "m": 60, "h": 3600}[unit]
+
+
+def parse_when(text: str, zone: ZoneInfo, *, option: str, end: bool = False) -> datetime:
+    """A date (``YYYY-MM-DD``, in PRDIGEST_TIMEZONE) or an ISO datetime, as UTC.
+
+    A date given to ``--until`` includes that whole day; a datetime is an exclusive bound.
+    """
+    raw = text.strip()
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw):
+            day = date.fromisoformat(raw)
+            if end:
+                day += timedelta(days=1)
+            return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
+        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadInput(f"{option} {text!r}: use YYYY-MM-DD or an ISO date-time such as 2026-05-04T09:00Z") from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=zone)
+    return value.astimezone(UTC).replace(microsecond=0)
+
+
+def _repo(value: str | None, settings: Settings, git_root: Path | None) -> str:
+    repo = value or settings.prdigest_repo or (gitlog.origin_repo(git_root) if git_root else None) or DEFAULT_REPO
+    if not _REPO.match(repo):
+        raise BadInput(f"--repo {repo!r}: expected OWNER/NAME, e.g. vllm-project/vllm")
+    return repo
+
+
+# -- display --------------------------------------------------------------------------------------
+
+
+class Display:
+    """A rich progress bar on a terminal, plain lines otherwise; both on stderr."""
+
+    def __init__(self, tty: bool | None = None) -> None:
+        self.tty = sys.stderr.isatty() if tty is None else tty
+        self._progress: Any = None
+        self._task: Any = None
+        self._window: tuple[Any, Any] | None = None
+
+    def __enter__(self) -> Display:
+        if self.tty:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+            self._progress = Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[info]}"), console=Console(stderr=True), transient=False,
+            )
+            self._progress.__enter__()
+            self._task = self._progress.add_task("sync", total=None, info="")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(None, None, None)
+            self._progress = None
+
+    def note(self, message: str) -> None:
+        if self._progress is not None:
+            self._progress.console.log(message)
+        else:
+            click.echo(f"sync: {message}", err=True)
+
+    def event(self, ev: Progress) -> None:
+        rate = f", rate limit {ev.rate_remaining} left" if ev.rate_remaining is not None else ""
+        if self._progress is None:
+            click.echo(f"sync: {ev.message}{rate}", err=True)
+            return
+        info = f"pages {ev.pages} · PRs {ev.prs}" + (f" · rate limit {ev.rate_remaining} left"
+                                                     if ev.rate_remaining is not None else "")
+        if ev.kind == "split":
+            self._progress.console.log(ev.message)
+        if ev.window_start is not None and ev.window_end is not None:
+            desc = f"merged {ev.window_start:%Y-%m-%d %H:%M}..{ev.window_end:%Y-%m-%d %H:%M}"
+            self._progress.update(self._task, description=desc, total=ev.window_total, completed=ev.window_done,
+                                  info=info)
+        else:
+            self._progress.update(self._task, description="git import", total=None, completed=ev.prs, info=info)
+
+
+# -- the command ----------------------------------------------------------------------------------
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"prdigest sync: {message}", err=True)
+    raise click.exceptions.Exit(code)
+
+
+@click.command("sync")
+@click.option("--repo", default=None, metavar="OWNER/NAME",
+              help=f"Repository (default PRDIGEST_REPO; with --git the clone's origin; else {DEFAULT_REPO}).")
+@click.option("--since", default=None, metavar="DATE",
+              help="Start of the merge window (YYYY-MM-DD in PRDIGEST_TIMEZONE, or ISO date-time). "
+                   "Default: the stored watermark, or 12 weeks back on the first sync.")
+@click.option("--until", default=None, metavar="DATE",
+              help="End of the window (a date includes that day; default now).")
+@click.option("--git", "git_path", default=None, metavar="PATH",
+              help="Import from a local clone's first-parent history instead of the API (no token needed).")
+@click.option("--max-wait", default="10m", show_default=True, metavar="DURATION",
+              help="Longest wait for a GitHub rate limit before stopping cleanly (e.g. 90s, 10m, 1h).")
+@click.option("--db", type=click.Path(path_type=Path), default=None,
+              help="SQLite cache (default PRDIGEST_DB, else ./prdigest.db; created if missing).")
+def sync(repo: str | None, since: str | None, until: str | None, git_path: str | None, max_wait: str,
+         db: Path | None) -> None:
+    """Fetch merged PRs (title, body, labels, files with line counts…), classify them and cache them."""
+    try:
+        settings = load_settings()
+        zone = ZoneInfo(settings.prdigest_timezone)
+        wait = parse_duration(max_wait)
+        start = parse_when(since, zone, option="--since") if since else None
+        end = parse_when(until, zone, option="--until", end=True) if until else None
+        now = datetime.now(UTC).replace(microsecond=0)
+        if start is not None and start > now:
+            raise BadInput(f"--since {since} is in the future")
+        if start is not None and end is not None and start >= end:
+            raise BadInput(f"--since {since} is not before --until {until}")
+        git_root = gitlog.open_repo(git_path) if git_path else None
+        name = _repo(repo, settings, git_root)
+        profile = _load_profile(settings)
+        store = PRStore(connect(db or settings.prdigest_db, create=True))
+    except (BadInput, ConfigError, StoreError, gitlog.GitError) as exc:
+        _fail(str(exc), EXIT_USAGE)
+        return
+    classifier = classifier_for(profile)
+    if git_root is not None:
+        _run_git(store, classifier, git_root, name, start, end, settings)
+    else:
+        _run_api(store, classifier, name, start, end, settings, wait)
+
+
+def _load_profile(settings: Settings) -> Any:
+    from classify.rules import ProfileError, load_profile
+
+    try:
+        return load_profile(settings.prdigest_rules or settings.prdigest_profile)
+    except ProfileError as exc:
+        raise BadInput(f"rule profile rejected: {exc}") from None
+
+
+def _run_api(store: PRStore, classifier: Any, repo: str, start: datetime | None, end: datetime | None,
+             settings: Settings, wait: float) -> None:
+    report = SyncReport(source="api", repo=repo)
+    with Display() as display:
+        try:
+            client = gh.client_from_settings(settings, max_wait=wait, notify=display.note)
+        except gh.MissingToken as exc:
+            _fail(str(exc), EXIT_USAGE)
+            return
+        except ValueError as exc:
+            _fail(str(exc), EXIT_USAGE)
+            return
+        code = 0
+        message = ""
+        try:
+            sync_api(store, client, classifier, repo, since=start, until=end, progress=display.event,
+                     report=report)
+        except gh.TokenRejected as exc:
+            code, message = EXIT_USAGE, str(exc)
+        except gh.RateLimitExceeded as exc:
+            code, message = EXIT_FAILED, str(exc)
+        except gh.GraphQLErrors as exc:
+            text = str(exc)
+            if "cannot be searched" in text or "NOT_FOUND" in exc.types:
+                text = f"repository {repo} was not found on GitHub or GITHUB_TOKEN cannot see it"
+            code, message = EXIT_FAILED, text
+        except gh.GitHubError as exc:
+            code, message = EXIT_FAILED, str(exc)
+        except KeyboardInterrupt:
+            code, message = EXIT_INTERRUPTED, "interrupted; progress is saved, run the same command to continue"
+        finally:
+            finish_report(report, client)
+            client.close()
+    for note in report.notes:
+        click.echo(f"sync: {note}", err=True)
+    click.echo(report.summary_line())
+    if code:
+        _fail(message, code)
+
+
+def _run_git(store: PRStore, classifier: Any, root: Path, repo: str, start: datetime | None,
+             end: datetime | None, settings: Settings) -> None:
+    report = SyncReport(source="git", repo=repo)
+    code, message = 0, ""
+    with Display() as display:
+        try:
+            sync_git(store, classifier, root, repo, since=start, until=end,
+                     web=gh.web_base(settings.prdigest_github_api_url), progress=display.event, report=report)
+        except gitlog.GitError as exc:
+            code, message = EXIT_FAILED, str(exc)
+        except KeyboardInterrupt:
+            code, message = EXIT_INTERRUPTED, "interrupted; imported batches are kept, run the same command again"
+    click.echo(report.summary_line())
+    if code:
+        _fail(message, code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run ``sync`` alone (``python -m bot.sync_cli``) with the same one-line error style."""
+    try:
+        code = sync.main(args=argv, prog_name="prdigest sync", standalone_mode=False)
+    except click.UsageError as exc:
+        click.echo(f"prdigest sync: {exc.format_message()} (see prdigest sync --help)", err=True)
+        sys.exit(EXIT_USAGE)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()
