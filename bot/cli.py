@@ -102,7 +102,11 @@ def run_command(name: str, words: tuple[str, ...], *, db: Path | None, repo: str
 
 def _make_command(name: str) -> click.Command:
     spec = REGISTRY[name]
+    summary = t("en", spec.summary["en"])
+    examples = "\n".join(f"  prdigest {e}" for e in spec.examples)
 
+    @click.command(name, help=f"{summary}\n\nUsage: prdigest {spec.usage}\n\n\b\nExamples:\n{examples}",
+                   short_help=summary)
     @_common
     @click.argument("words", nargs=-1)
     @click.pass_context
@@ -111,12 +115,7 @@ def _make_command(name: str) -> click.Command:
         reply, _ = run_command(name, words, db=db, repo=repo, fmt=fmt, lang=lang)
         click_ctx.exit(emit(reply, fmt))
 
-    summary = t("en", spec.summary["en"])
-    examples = "\n".join(f"  prdigest {e}" for e in spec.examples)
-    return click.Command(
-        name, callback=cmd.callback, params=cmd.params, help=f"{summary}\n\nUsage: {spec.usage}\n\n\b\nExamples:\n{examples}",
-        short_help=summary, context_settings={"ignore_unknown_options": False},
-    )
+    return cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

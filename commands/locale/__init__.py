@@ -9,7 +9,7 @@ _TABLES = {"en": EN, "zh": ZH}
 LANGS = tuple(_TABLES)
 
 
-def t(lang: str, key: str, **values: object) -> str:
+def t(lang: str, key: str, /, **values: object) -> str:
     template = _TABLES.get(lang, EN).get(key) or EN.get(key) or key
     return template.format(**values) if values else template
 

@@ -49,7 +49,7 @@ STRINGS: dict[str, str] = {
     "rec.dependency": "Track the upgraded dependencies ({deps}) and pin or test against them.",
     "rec.core": "Core-path churn is up ({now} vs {avg} a week): require a second reviewer for {modules}.",
     "rec.burst": "'{topic}' spread across {n} PRs this week: write down the pattern so new code follows it.",
-    "rec.revert": "Look into the {n} reverts: they undo recent merges and may hide a flaky area.",
+    "rec.revert": "Look into the reverts ({n}): they undo recent merges and may point at a flaky area.",
     "rec.large": "Split or stage large changes ({n} this week) to keep reviews effective.",
     "rec.none": "Nothing stands out: keep the current review practice.",
     # pr

@@ -152,7 +152,7 @@ def _quickview(stats: DigestStats, lang: str, label: LabelFn) -> list[Block]:
     blocks: list[Block] = []
     for s in key_prs:
         lines = [s.cls.gist] if s.cls.gist else []
-        lines += s.cls.highlights[:2]
+        lines += [h for h in s.cls.highlights[:2] if h not in s.cls.gist]
         tags = [label(m) for m in s.cls.modules[:2]] + [flag_label(lang, k) for k in s.cls.flag_kinds]
         blocks.append(PRItem(pr=pr_ref(s), tags=tags, lines=lines))
     return blocks

@@ -13,17 +13,15 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from classify.titles import parse_title
 from commands.report.stats import DigestStats, rank_key
 from storage.prs import StoredPR
 
 MAX_THEMES = 7
 MAX_BURSTS = 3
-MIN_BURST_PRS = 3
+MIN_BURST_PRS = 4
 PRS_PER_THEME = 5
 
-_TAGS = re.compile(r"^\s*(?:\[[^\]]{1,40}\]\s*)+")
-_CONVENTIONAL = re.compile(r"^\s*[a-z]+(?:\([^)]{0,40}\))?!?:\s+", re.I)
-_TRAILING_REF = re.compile(r"\s*\(#\d+\)\s*$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")
 STOPWORDS = frozenset(
     """a an the and or of to in on for with from by at as is are be into via per not no
@@ -31,7 +29,8 @@ STOPWORDS = frozenset(
     bump upgrade improve improves refactor refactors clean cleanup make makes allow allows enable enables
     disable disables handle move moves rename renames revert reverts when if that this test tests testing
     bugfix bug misc doc docs ci build core model models kernel frontend perf feature feat chore new more
-    default option options config issue error errors case cases path paths after before only also""".split()
+    default option options config issue error errors case cases path paths after before only also
+    re-enable re-land reland follow-up followup multi-node non-blocking pre-commit""".split()
 )
 
 
@@ -45,23 +44,47 @@ class Theme:
 
 def clean_title(title: str) -> str:
     """A title without its [Tags], conventional-commit prefix or trailing (#123)."""
-    text = _TRAILING_REF.sub("", title)
-    text = _TAGS.sub("", text)
-    text = _CONVENTIONAL.sub("", text)
-    return text.strip() or title.strip()
+    return parse_title(title).text or title.strip()
+
+
+def stem(word: str) -> str:
+    """Fold plurals so "kernels" counts with "kernel" (a new spelling is not a new topic)."""
+    w = word.lower()
+    if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
+        return w[:-1]
+    return w
 
 
 def title_words(title: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(clean_title(title)) if len(w) >= 4 and w.lower() not in STOPWORDS}
+    return {stem(w) for w in _WORD.findall(clean_title(title)) if len(w) >= 4 and stem(w) not in STOPWORDS}
 
 
 def _display_form(word: str, titles: Iterable[str]) -> str:
-    forms: Counter[str] = Counter(w for title in titles for w in _WORD.findall(title) if w.lower() == word)
+    forms: Counter[str] = Counter(w for title in titles for w in _WORD.findall(title) if stem(w) == word)
     return forms.most_common(1)[0][0] if forms else word
 
 
+_NAME_LIKE = re.compile(r"[A-Za-z].*[A-Z]|\d|[-_.+]")
+
+
+def name_like(titles: Iterable[str], word: str) -> bool:
+    """Whether ``word`` reads as a name (AutoWeightsLoader, MXFP4, Kimi-VL, a capitalised word
+    mid-title) rather than an ordinary English word that happens to recur ("caching", "unify")."""
+    for title in titles:
+        words = _WORD.findall(clean_title(title))
+        for i, w in enumerate(words):
+            if stem(w) == word and (_NAME_LIKE.search(w) or (i > 0 and w[0].isupper())):
+                return True
+    return False
+
+
 def bursts(stats: DigestStats) -> list[Theme]:
-    """Words in ≥3 titles this period that were rare in the four windows before."""
+    """Names in ≥4 titles this period that were rare in the four windows before.
+
+    Needs at least two earlier windows with data: without a history everything looks new.
+    """
+    if sum(1 for _, briefs in stats.previous if briefs) < 2:
+        return []
     now: dict[str, list[StoredPR]] = defaultdict(list)
     for s in stats.prs:
         for w in title_words(s.pr.title):
@@ -76,7 +99,8 @@ def bursts(stats: DigestStats) -> list[Theme]:
         if len(members) < MIN_BURST_PRS:
             continue
         avg = before[word] / n_prev
-        if len(members) >= 3 * (avg + 0.5) and len(members) < 0.5 * max(1, len(stats.prs)):
+        if (len(members) >= 3 * (avg + 0.5) and len(members) < 0.5 * max(1, len(stats.prs))
+                and name_like((s.pr.title for s in members), word)):
             candidates.append((len(members) / (avg + 0.5), len(members), word, members))
     candidates.sort(key=lambda c: (-c[0], -c[1], c[2]))
     chosen: list[Theme] = []
