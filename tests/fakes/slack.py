@@ -9,6 +9,7 @@ Also here: helpers that build and sign slash-command requests the way Slack does
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -19,7 +20,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from bot.slack.app import CommandRunner
+from bot.slack.serve import ServePlan, run
+
 BOT_TOKEN = "xoxb-test-token"
+APP_TOKEN = "xapp-1-test-token"
 SIGNING_SECRET = "test-signing-secret"
 
 
@@ -31,6 +36,7 @@ class Call:
     params: dict[str, Any]
     headers: dict[str, str]
     at: float
+    response: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -54,8 +60,11 @@ class Posted:
 class FakeSlack:
     """Start with ``with FakeSlack() as slack:``; point clients at ``slack.api_url``."""
 
-    def __init__(self, token: str = BOT_TOKEN) -> None:
+    def __init__(self, token: str = BOT_TOKEN, app_token: str = APP_TOKEN) -> None:
         self.token = token
+        self.app_token = app_token
+        # where apps.connections.open sends Socket Mode clients (a FakeSocketMode's url)
+        self.socket_url: str | None = None
         self.calls: list[Call] = []
         self.posted: list[Posted] = []
         self.channel_errors: dict[str, str] = {}
@@ -130,13 +139,24 @@ class FakeSlack:
     # -- the server ---------------------------------------------------------------------------
 
     def _answer(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> Response:
+        call = Call(method, params, headers, time.monotonic())
+        resp = self._respond(method, params, headers)
+        call.response = resp.body
         with self._cond:
-            self.calls.append(Call(method, params, headers, time.monotonic()))
+            self.calls.append(call)
             self._cond.notify_all()
+        return resp
+
+    def _respond(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> Response:
+        with self._cond:
             scripted = self._scripts.get(method)
             if scripted:
                 return scripted.pop(0)
         auth = headers.get("authorization", "")
+        if method == "apps.connections.open":
+            if auth != f"Bearer {self.app_token}" or not self.socket_url:
+                return Response(200, {"ok": False, "error": "invalid_auth"})
+            return Response(200, {"ok": True, "url": self.socket_url})
         if auth != f"Bearer {self.token}" and params.get("token") != self.token:
             return Response(200, {"ok": False, "error": "invalid_auth"})
         if method == "auth.test":
@@ -219,10 +239,103 @@ class FakeSlack:
         return Handler
 
 
+class FakeSocketMode:
+    """Slack's Socket Mode WebSocket on 127.0.0.1: says hello, sends envelopes, records acks.
+
+    Runs an aiohttp server on its own event loop in a background thread; point
+    ``FakeSlack.socket_url`` at ``url`` so apps.connections.open hands it to the client.
+    """
+
+    def __init__(self) -> None:
+        self.acks: list[tuple[dict[str, Any], float]] = []
+        self.connections = 0
+        self._cond = threading.Condition()
+        self._loop = asyncio.new_event_loop()
+        self._ws: Any = None
+        self._runner: Any = None
+        self.port = 0
+        self._thread = threading.Thread(target=self._loop.run_forever, name="fake-socket-mode", daemon=True)
+
+    async def _start(self) -> None:
+        from aiohttp import web
+
+        app = web.Application()
+        app.router.add_get("/link", self._link)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = int(self._runner.addresses[0][1])
+
+    async def _link(self, request: Any) -> Any:
+        from aiohttp import WSMsgType, web
+
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        with self._cond:
+            self._ws = ws
+            self.connections += 1
+            self._cond.notify_all()
+        await ws.send_str(
+            json.dumps({"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A0APP"}})
+        )
+        async for msg in ws:
+            if msg.type == WSMsgType.TEXT:
+                with self._cond:
+                    self.acks.append((json.loads(msg.data), time.monotonic()))
+                    self._cond.notify_all()
+        return ws
+
+    def __enter__(self) -> FakeSocketMode:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        async def stop() -> None:
+            if self._ws is not None:
+                await self._ws.close()
+            await self._runner.cleanup()
+
+        asyncio.run_coroutine_threadsafe(stop(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/link"
+
+    def wait_connected(self, timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._ws is None and time.monotonic() < deadline:
+                self._cond.wait(deadline - time.monotonic())
+            return self._ws is not None
+
+    def send(self, envelope: dict[str, Any]) -> float:
+        """Send one envelope to the connected client; returns when it was sent (monotonic)."""
+        sent = time.monotonic()
+        asyncio.run_coroutine_threadsafe(self._ws.send_str(json.dumps(envelope)), self._loop).result(10)
+        return sent
+
+    def wait_ack(self, envelope_id: str, timeout: float = 10.0) -> tuple[dict[str, Any], float] | None:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for ack in self.acks:
+                    if ack[0].get("envelope_id") == envelope_id:
+                        return ack
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(left)
+
+
 # -- slash commands as Slack sends them ----------------------------------------------------------
 
 
-def slash_body(
+def slash_payload(
     command: str,
     text: str,
     response_url: str,
@@ -230,25 +343,40 @@ def slash_body(
     user_id: str = "U0USER",
     channel_id: str = "C0CHAN",
     team_id: str = "T0FAKE",
-) -> str:
-    """The form-encoded body of a slash-command request."""
-    return urlencode(
-        {
-            "token": "legacy-verification-token",
-            "team_id": team_id,
-            "team_domain": "fake",
-            "channel_id": channel_id,
-            "channel_name": "general",
-            "user_id": user_id,
-            "user_name": "tester",
-            "command": command,
-            "text": text,
-            "api_app_id": "A0APP",
-            "is_enterprise_install": "false",
-            "response_url": response_url,
-            "trigger_id": "1.2.3",
-        }
-    )
+) -> dict[str, str]:
+    """The fields Slack sends with a slash command."""
+    return {
+        "token": "legacy-verification-token",
+        "team_id": team_id,
+        "team_domain": "fake",
+        "channel_id": channel_id,
+        "channel_name": "general",
+        "user_id": user_id,
+        "user_name": "tester",
+        "command": command,
+        "text": text,
+        "api_app_id": "A0APP",
+        "is_enterprise_install": "false",
+        "response_url": response_url,
+        "trigger_id": "1.2.3",
+    }
+
+
+def slash_body(command: str, text: str, response_url: str, **fields: str) -> str:
+    """The form-encoded body of a slash-command request (HTTP mode)."""
+    return urlencode(slash_payload(command, text, response_url, **fields))
+
+
+def slash_envelope(
+    envelope_id: str, command: str, text: str, response_url: str, **fields: str
+) -> dict[str, Any]:
+    """The same command as a Socket Mode envelope."""
+    return {
+        "envelope_id": envelope_id,
+        "type": "slash_commands",
+        "accepts_response_payload": True,
+        "payload": slash_payload(command, text, response_url, **fields),
+    }
 
 
 def signed_headers(
@@ -262,3 +390,57 @@ def signed_headers(
         "X-Slack-Request-Timestamp": ts,
         "X-Slack-Signature": f"v0={digest}",
     }
+
+
+# -- the app under test, running as `prdigest serve` runs it -------------------------------------
+
+
+class RunningApp:
+    """``bot.slack.serve.run`` in a background thread with its own event loop; ``url`` is its
+    /slack/events endpoint. Posting is not paced (pace=0) so tests and the bench run fast."""
+
+    def __init__(self, plan: ServePlan, runner: CommandRunner | None = None) -> None:
+        self.plan = plan
+        self.runner = runner
+        self.port = 0
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._main, name="prdigest-slack-app", daemon=True)
+
+    def _main(self) -> None:
+        async def go() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            await run(self.plan, stop=self._stop, on_ready=self._on_ready, runner=self.runner, pace=0)
+
+        try:
+            asyncio.run(go())
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
+
+    def _on_ready(self, port: int) -> None:
+        self.port = port
+        self._ready.set()
+
+    def __enter__(self) -> RunningApp:
+        self._thread.start()
+        assert self._ready.wait(15), "the Slack app did not start"
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(15)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.base}/slack/events"
