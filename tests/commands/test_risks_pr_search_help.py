@@ -1,0 +1,161 @@
+"""risks, pr, search and help on the demo history, and their answers to bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from classify.models import FLAG_KINDS
+from commands.model import Invocation
+from commands.period import parse_period
+from commands.registry import REGISTRY, Context, dispatch
+from tests.conftest import DEMO_NOW, RunFn
+
+REPO = "vllm-project/vllm"
+
+
+def _flagged(ctx: Context, kind: str, week: str) -> set[int]:
+    p = parse_period(week, DEMO_NOW)
+    rows = ctx.store.db.execute(
+        "SELECT number, flags FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ?",
+        (REPO, p.start.strftime("%Y-%m-%dT%H:%M:%SZ"), p.end.strftime("%Y-%m-%dT%H:%M:%SZ")),
+    ).fetchall()
+    return {n for n, flags in rows if any(kind in ("all", f["kind"]) for f in json.loads(flags))}
+
+
+@pytest.mark.parametrize("kind", [*FLAG_KINDS, "all"])
+def test_risks_lists_exactly_the_flagged_prs_with_evidence(run: RunFn, demo_ctx: Context, kind: str) -> None:
+    reply = run("risks", kind, "2026-W19")
+    assert reply.ok
+    numbers = {p["number"] for p in reply.data["prs"]}
+    assert numbers == _flagged(demo_ctx, kind, "2026-W19")
+    assert numbers, f"the demo week has {kind} PRs"
+    assert all(p["evidence"] and all(e.strip() for e in p["evidence"]) for p in reply.data["prs"])
+    assert reply.data["kind"] == kind and reply.data["period"]["label"] == "2026-W19"
+
+
+def test_risks_accepts_period_and_kind_in_any_order(run: RunFn) -> None:
+    a = run("risks", "breaking", "2026-W19").data
+    b = run("risks", "2026-W19", "breaking").data
+    assert a == b
+
+
+def test_risks_defaults_to_all_and_the_last_seven_days(run: RunFn) -> None:
+    reply = run("risks")
+    assert reply.data["kind"] == "all"
+    assert reply.data["period"]["label"] == "last 7 days"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("nonsense",), "unknown risk kind 'nonsense'"),
+    (("core-path", "2026-W99"), "not an ISO week"),
+    (("core-path", "breaking"), "unexpected 'breaking'"),
+])
+def test_risks_bad_input(run: RunFn, args: tuple[str, ...], message: str) -> None:
+    reply = run("risks", *args)
+    assert reply.status == "usage" and message in reply.title and "usage: risks" in reply.title
+
+
+def test_pr_shows_everything_the_cache_knows(run: RunFn, demo_ctx: Context) -> None:
+    number = run("risks", "breaking", "2026-W19").data["prs"][0]["number"]
+    reply = run("pr", str(number))
+    assert reply.ok
+    d = reply.data
+    stored = demo_ctx.store.get(REPO, number)
+    assert stored is not None
+    assert d["number"] == number and d["title"] == stored.pr.title
+    assert d["modules"] == stored.cls.modules and d["modules"]
+    assert "breaking" in d["flags"] and d["flags"]["breaking"]
+    assert d["score"] == stored.cls.score
+    assert round(sum(p["points"] for p in d["score_breakdown"]), 6) == round(d["score"], 6)
+    assert d["url"].endswith(f"/pull/{number}")
+    assert isinstance(d["key"], bool) and d["week"] == "2026-W19"
+
+
+def test_pr_by_url_and_hash(run: RunFn) -> None:
+    number = run("digest", "2026-W19").data["key_prs"][0]
+    by_url = run("pr", f"https://github.com/vllm-project/vllm/pull/{number}")
+    assert by_url.ok and by_url.data["number"] == number and by_url.data["key"] is True
+    assert run("pr", f"#{number}").data == by_url.data
+
+
+def test_pr_not_cached_says_how_to_sync(run: RunFn) -> None:
+    reply = run("pr", "1")
+    assert reply.status == "not_found"
+    assert "not in the cache" in reply.title and "prdigest sync" in reply.title
+
+
+@pytest.mark.parametrize(("word", "message"), [
+    ("abc", "is not a PR number"),
+    ("0", "out of range"),
+    ("-5", "is not a PR number"),
+    ("99999999999999999999", "out of range"),
+    ("4.2", "is not a PR number"),
+])
+def test_pr_bad_numbers(run: RunFn, word: str, message: str) -> None:
+    reply = run("pr", word)
+    assert reply.status == "usage" and message in reply.title
+
+
+def test_pr_needs_exactly_one_number(run: RunFn) -> None:
+    assert run("pr").status == "usage"
+    assert run("pr", "1", "2").status == "usage"
+
+
+def test_search_finds_titles_and_bodies(run: RunFn) -> None:
+    reply = run("search", "AutoWeightsLoader")
+    assert reply.ok and reply.data["total"] >= 4
+    assert all("autoweightsloader" in p["title"].lower() for p in reply.data["prs"][:4])
+    body_only = run("search", "centroids")
+    assert body_only.data["total"] >= 1
+
+
+def test_search_with_a_period(run: RunFn) -> None:
+    everywhere = run("search", "rocm").data["total"]
+    one_week = run("search", "rocm", "2026-W19").data
+    assert 0 < one_week["total"] < everywhere
+    assert all(p["merged_at"].startswith("2026-05") for p in one_week["prs"])
+
+
+@pytest.mark.parametrize("junk", ['"', "*", "NEAR(", "a:b", "AND OR NOT", "') DROP TABLE prs; --", "✓✓"])
+def test_search_survives_fts_syntax_in_user_text(run: RunFn, junk: str) -> None:
+    reply = run("search", junk)
+    assert reply.status in ("ok", "usage")
+    assert run("search", "rocm").data["total"] > 0
+
+
+def test_empty_search_is_a_usage_error(run: RunFn) -> None:
+    assert run("search").status == "usage"
+    assert "at least one word" in run("search", "!!!").title
+
+
+def test_help_lists_every_command_and_explains_one(run: RunFn) -> None:
+    listing = run("help")
+    assert {c["name"] for c in listing.data["commands"]} == set(REGISTRY)
+    one = run("help", "digest")
+    assert one.data["usage"] == "digest [PERIOD] [MODULE…]"
+    assert run("help", "/risks").data["command"] == "risks"
+    assert run("help", "nope").status == "usage"
+
+
+def test_unknown_command(demo_ctx: Context) -> None:
+    reply = dispatch(Invocation(command="dance"), demo_ctx)
+    assert reply.status == "usage" and "unknown command 'dance'" in reply.title
+
+
+def test_several_repositories_need_a_choice(demo_ctx: Context) -> None:
+    from classify.engine import classify
+    from classify.models import PullRequest
+    from storage.db import connect
+    from storage.prs import PRStore
+
+    store = PRStore(connect(":memory:"))
+    for repo in ("a/one", "b/two"):
+        pr = PullRequest(repo=repo, number=1, title="Add x", merged_at=DEMO_NOW)
+        store.upsert([(pr, classify(pr, demo_ctx.profile))])
+    ctx = Context(store=store, profile=demo_ctx.profile)
+    reply = dispatch(Invocation(command="pr", args=("1",), now=DEMO_NOW), ctx)
+    assert reply.status == "usage" and "several repositories (a/one, b/two)" in reply.title
+    chosen = dispatch(Invocation(command="pr", args=("1",), repo="b/two", now=DEMO_NOW), ctx)
+    assert chosen.ok and chosen.data["repo"] == "b/two"

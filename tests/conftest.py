@@ -1,0 +1,63 @@
+"""Shared fixtures: the demo history classified once per session, and command helpers."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.demo import demo_data_path
+from bot.ingest import import_file
+from classify.rules import Profile, load_profile
+from commands.model import Invocation, Reply
+from commands.registry import Context, dispatch
+from storage.db import connect
+from storage.prs import PRStore
+
+DEMO_NOW = datetime(2026, 5, 11, 9, 0, tzinfo=UTC)  # Monday after the demo's last full week
+
+
+@pytest.fixture(scope="session")
+def profile() -> Profile:
+    return load_profile()
+
+
+@pytest.fixture(scope="session")
+def demo_db_template(tmp_path_factory: pytest.TempPathFactory, profile: Profile) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    store = PRStore(connect(path, create=True))
+    import_file(store, profile, demo_data_path())
+    store.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.db.conn.close()
+    return path
+
+
+@pytest.fixture
+def demo_db(demo_db_template: Path, tmp_path: Path) -> Path:
+    """A private copy of the classified demo cache (tests may write to it)."""
+    path = tmp_path / "demo.db"
+    shutil.copy(demo_db_template, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def demo_ctx(demo_db_template: Path, profile: Profile) -> Context:
+    return Context(store=PRStore(connect(demo_db_template)), profile=profile)
+
+
+RunFn = Callable[..., Reply]
+
+
+@pytest.fixture
+def run(demo_ctx: Context) -> RunFn:
+    """Run a command against the demo cache as if typed: run("digest", "2026-W19", lang="zh")."""
+
+    def _run(command: str, *args: str, lang: str = "en", repo: str | None = None, now: datetime = DEMO_NOW,
+             timezone: str = "UTC") -> Reply:
+        inv = Invocation(command=command, args=args, repo=repo, lang=lang, now=now, timezone=timezone)  # type: ignore[arg-type]
+        return dispatch(inv, demo_ctx)
+
+    return _run
