@@ -1,0 +1,375 @@
+"""Benchmark: a 200,000-PR cache (about ten years of vLLM) and the latency of every command on it.
+
+    uv run --frozen python -m bench.run [--prs 200000] [--db PATH] [--repeat 200] [--rebuild]
+
+1. Build (or reuse) the cache: ``bench.generate.generate_history`` → classify with the default
+   profile → ``PRStore.upsert``. The database goes to /tmp unless ``--db`` says otherwise.
+2. Time the full in-process path for each command: ``Invocation`` → ``commands.registry.dispatch``
+   → ``Reply`` → ``commands.render_text.render_text``, warm, ``--repeat`` runs each; print p50/p99.
+3. Time ``reclassify`` over the whole cache, once with nothing to change and once with a profile
+   whose version differs (every row rewritten, the worst case).
+4. Report the cache size and peak RSS; write everything to ``bench/results.json``.
+
+A command that misses its target is profiled with cProfile and the top functions are printed,
+so the report says where the time goes. Not a test: nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import platform
+import pstats
+import random
+import re
+import resource
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bench.generate import DEMO_END, DEMO_REPO, generate_history
+from bot.ingest import reclassify
+from classify.engine import classify
+from classify.models import PullRequest
+from classify.rules import PROFILES_DIR, Profile, load_profile
+from commands.model import Invocation
+from commands.registry import Context, dispatch
+from commands.render_text import render_text
+from storage.db import connect
+from storage.prs import PRStore
+
+RESULTS = Path(__file__).resolve().parent / "results.json"
+NOW = DEMO_END + timedelta(hours=9)  # Monday morning after the latest full week
+TARGETS_MS = {"pr": 20.0, "risks": 20.0, "search": 20.0, "digest": 150.0}
+RECLASSIFY_TARGET_S = 60.0
+SEARCH_WORDS = (
+    "AutoWeightsLoader",
+    "FlashInfer",
+    "tool parser",
+    "NIXL",
+    "ROCm fp8",
+    "speculative decoding",
+    "MoE",
+    "CUDA graph",
+    "prefix caching",
+    "Qwen3-Next",
+    "DeepSeek",
+    "LoRA",
+    "structured output",
+    "EAGLE",
+    "AITER",
+    "KV cache",
+    "regression",
+    "Mooncake",
+    "quantization",
+    "CPU attention",
+    "fix",
+    "tokenizer",
+    "Gemma",
+    "pipeline parallelism",
+    "throughput",
+)
+
+
+def _rss_mb() -> float:
+    """Peak resident set size of this process so far (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def _db_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists())
+
+
+# -- build --------------------------------------------------------------------------------------
+
+
+def build(path: Path, n_prs: int, profile: Profile) -> dict[str, Any]:
+    """Generate, classify and store ``n_prs`` PRs; returns timings."""
+    store = PRStore(connect(path, create=True))
+    started = time.perf_counter()
+    t_gen = t_cls = 0.0
+
+    def items() -> Any:
+        nonlocal t_gen, t_cls
+        gen = generate_history(n_prs, end=DEMO_END, repo=DEMO_REPO)
+        done = 0
+        while True:
+            t0 = time.perf_counter()
+            record = next(gen, None)
+            if record is None:
+                return
+            pr = PullRequest.model_validate(record)
+            t1 = time.perf_counter()
+            cls = classify(pr, profile)
+            t2 = time.perf_counter()
+            t_gen += t1 - t0
+            t_cls += t2 - t1
+            done += 1
+            if done % 20_000 == 0:
+                rate = done / (time.perf_counter() - started)
+                print(f"  built {done:,}/{n_prs:,} ({rate:,.0f} PRs/s)", file=sys.stderr, flush=True)
+            yield pr, cls
+
+    counts = store.upsert(items(), batch=1000)
+    total = time.perf_counter() - started
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.db.execute("ANALYZE")
+    store.db.conn.close()
+    return {
+        "seconds": round(total, 1),
+        "generate_s": round(t_gen, 1),
+        "classify_s": round(t_cls, 1),
+        "store_s": round(total - t_gen - t_cls, 1),
+        "new": counts.new,
+    }
+
+
+def open_or_build(path: Path, n_prs: int, profile: Profile, rebuild: bool) -> dict[str, Any] | None:
+    if path.exists() and not rebuild:
+        try:
+            have = PRStore(connect(path)).count()
+        except Exception as exc:  # any problem: say so and stop, never delete
+            raise SystemExit(f"bench: cannot reuse {path}: {exc}; pass --rebuild or another --db") from None
+        if have == n_prs:
+            print(f"reusing {path} ({have:,} PRs)", file=sys.stderr)
+            return None
+        raise SystemExit(f"bench: {path} holds {have:,} PRs, not {n_prs:,}; pass --rebuild or another --db")
+    if path.exists():
+        if not _is_bench_db(path):
+            raise SystemExit(f"bench: {path} does not look like a benchmark cache; refusing to delete it")
+        for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            p.unlink(missing_ok=True)
+    print(f"building {path} with {n_prs:,} PRs …", file=sys.stderr, flush=True)
+    return build(path, n_prs, profile)
+
+
+def _is_bench_db(path: Path) -> bool:
+    """Only a prdigest cache holding nothing but the benchmark repository may be rebuilt."""
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            repos = [r[0] for r in conn.execute("SELECT DISTINCT repo FROM prs")]
+    except sqlite3.Error:
+        return False
+    return repos in ([], [DEMO_REPO])
+
+
+# -- latency ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    name: str
+    family: str  # pr | risks | search | digest (which target applies)
+    make_args: Callable[[random.Random], tuple[str, ...]]
+
+
+def cases(numbers: list[int], weeks: list[str]) -> list[Case]:
+    return [
+        Case("digest week", "digest", lambda r: ("week",)),
+        Case("digest last-week", "digest", lambda r: ("last-week",)),
+        Case("digest YYYY-Www", "digest", lambda r: (r.choice(weeks),)),
+        Case("risks all", "risks", lambda r: ("all",)),
+        Case("risks core-path", "risks", lambda r: ("core-path",)),
+        Case("pr NUMBER", "pr", lambda r: (str(r.choice(numbers)),)),
+        Case("search WORDS", "search", lambda r: tuple(r.choice(SEARCH_WORDS).split())),
+    ]
+
+
+def run_case(ctx: Context, case: Case, repeat: int, rng: random.Random) -> dict[str, Any]:
+    def once() -> float:
+        inv = Invocation(command=case.name.split()[0], args=case.make_args(rng), repo=DEMO_REPO, now=NOW)
+        t0 = time.perf_counter()
+        reply = dispatch(inv, ctx)
+        text = render_text(reply)
+        elapsed = time.perf_counter() - t0
+        if reply.status not in ("ok", "not_found") or not text:
+            raise SystemExit(f"bench: {case.name} {inv.args} answered {reply.status}: {reply.title}")
+        return elapsed * 1000
+
+    for _ in range(5):  # warm caches (SQLite pages, profile path cache, imports)
+        once()
+    samples = sorted(once() for _ in range(repeat))
+    p99 = samples[min(len(samples) - 1, max(0, round(0.99 * len(samples)) - 1))]
+    target = TARGETS_MS[case.family]
+    return {
+        "command": case.name,
+        "runs": repeat,
+        "p50_ms": round(statistics.median(samples), 2),
+        "p99_ms": round(p99, 2),
+        "max_ms": round(samples[-1], 2),
+        "target_p99_ms": target,
+        "ok": p99 <= target,
+    }
+
+
+def profile_case(ctx: Context, case: Case, runs: int = 30) -> str:
+    """Where a slow command spends its time: top functions by cumulative time."""
+    rng = random.Random(7)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(runs):
+        inv = Invocation(command=case.name.split()[0], args=case.make_args(rng), repo=DEMO_REPO, now=NOW)
+        render_text(dispatch(inv, ctx))
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(18)
+    return out.getvalue()
+
+
+# -- reclassify ---------------------------------------------------------------------------------
+
+
+def _changed_profile(profile: Profile, workdir: Path) -> Profile | None:
+    """The default profile with another version string: reclassify must then rewrite every row."""
+    source = PROFILES_DIR / f"{profile.name}.toml"
+    if not source.exists():
+        return None
+    text = source.read_text(encoding="utf-8")
+    bumped, n = re.subn(r'(?m)^(version\s*=\s*")([^"]*)(")', r"\g<1>\g<2>-bench\g<3>", text, count=1)
+    if not n:
+        return None
+    target = workdir / f"{profile.name}.toml"
+    target.write_text(bumped, encoding="utf-8")
+    return load_profile(target)
+
+
+def time_reclassify(path: Path, profile: Profile) -> list[dict[str, Any]]:
+    out = []
+    store = PRStore(connect(path))
+    with tempfile.TemporaryDirectory(prefix="prdigest-bench-") as tmp:
+        changed = _changed_profile(profile, Path(tmp))
+        plan = [("unchanged profile", profile)]
+        if changed is not None:
+            plan += [
+                ("new profile version (every row rewritten)", changed),
+                ("back to the default profile", profile),
+            ]
+        for label, prof in plan:
+            result = reclassify(store, prof)
+            out.append(
+                {
+                    "case": label,
+                    "prs": result.total,
+                    "changed": result.changed,
+                    "seconds": round(result.seconds, 1),
+                    "target_s": RECLASSIFY_TARGET_S,
+                    "ok": result.seconds <= RECLASSIFY_TARGET_S,
+                }
+            )
+            print(
+                f"  reclassify ({label}): {result.total:,} PRs, {result.changed:,} changed, "
+                f"{result.seconds:.1f}s",
+                file=sys.stderr,
+                flush=True,
+            )
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.db.conn.close()
+    return out
+
+
+# -- main ---------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
+    parser.add_argument("--prs", type=int, default=200_000, help="PRs in the cache (default 200,000)")
+    parser.add_argument("--db", type=Path, default=None, help="cache file (default /tmp/prdigest-bench-N.db)")
+    parser.add_argument("--repeat", type=int, default=200, help="timed runs per command (default 200)")
+    parser.add_argument("--rebuild", action="store_true", help="rebuild the cache even if it exists")
+    parser.add_argument("--skip-reclassify", action="store_true")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="where to write the JSON results")
+    parser.add_argument("--seed", type=int, default=1, help="seed for the random PR numbers, weeks and words")
+    args = parser.parse_args(argv)
+    path: Path = args.db or Path(tempfile.gettempdir()) / f"prdigest-bench-{args.prs}.db"
+
+    profile = load_profile()
+    built = open_or_build(path, args.prs, profile, args.rebuild)
+    rss_build = _rss_mb()
+
+    store = PRStore(connect(path))
+    ctx = Context(store=store, profile=profile)
+    numbers = [int(r[0]) for r in store.db.execute("SELECT number FROM prs WHERE repo = ?", (DEMO_REPO,))]
+    latest = NOW - timedelta(days=7)
+    weeks = sorted({(latest - timedelta(weeks=k)).strftime("%G-W%V") for k in range(0, 104)})
+    rng = random.Random(args.seed)
+    print(f"timing {args.repeat} runs per command …", file=sys.stderr, flush=True)
+    latencies = []
+    slow: dict[str, str] = {}
+    for case in cases(numbers, weeks):
+        row = run_case(ctx, case, args.repeat, rng)
+        latencies.append(row)
+        if not row["ok"]:
+            slow[case.name] = profile_case(ctx, case)
+    store.db.conn.close()
+    rss_queries = _rss_mb()
+
+    recl = [] if args.skip_reclassify else time_reclassify(path, profile)
+    results = {
+        "when": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": {
+            "python": platform.python_version(),
+            "sqlite": sqlite3.sqlite_version,
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+        },
+        "prs": args.prs,
+        "db": str(path),
+        "db_bytes": _db_size(path),
+        "build": built,
+        "peak_rss_mb": {
+            "after_build": round(rss_build, 1),
+            "after_queries": round(rss_queries, 1),
+            "after_reclassify": round(_rss_mb(), 1),
+        },
+        "latency": latencies,
+        "reclassify": recl,
+        "profiles_of_slow_commands": slow,
+    }
+    args.results.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(table(results))
+    for name, text in slow.items():
+        print(f"\n--- profile of {name} (missed its target) ---\n{text}")
+    return 0
+
+
+def table(res: dict[str, Any]) -> str:
+    lines = [f"prdigest benchmark: {res['prs']:,} PRs, cache {res['db_bytes'] / 1e6:,.0f} MB ({res['db']})"]
+    if res["build"]:
+        b = res["build"]
+        lines.append(
+            f"build: {b['seconds']:.0f} s (generate {b['generate_s']:.0f} s, "
+            f"classify {b['classify_s']:.0f} s, store {b['store_s']:.0f} s)"
+        )
+    lines.append("")
+    lines.append(f"{'command':<20}{'runs':>6}{'p50 ms':>10}{'p99 ms':>10}{'target':>9}  ok")
+    for row in res["latency"]:
+        lines.append(
+            f"{row['command']:<20}{row['runs']:>6}{row['p50_ms']:>10.2f}{row['p99_ms']:>10.2f}"
+            f"{row['target_p99_ms']:>9.0f}  {'yes' if row['ok'] else 'NO'}"
+        )
+    for row in res["reclassify"]:
+        lines.append(
+            f"reclassify, {row['case']}: {row['prs']:,} PRs in {row['seconds']:.1f} s "
+            f"({row['changed']:,} changed; target {row['target_s']:.0f} s: {'yes' if row['ok'] else 'NO'})"
+        )
+    rss = res["peak_rss_mb"]
+    lines.append(
+        f"peak RSS: {rss['after_build']:.0f} MB after build, {rss['after_queries']:.0f} MB after queries, "
+        f"{rss['after_reclassify']:.0f} MB at the end"
+    )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""The generator behind the demo data and the benchmark: deterministic, well-formed, shaped like vLLM."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bench.generate import generate_history, generate_prs, gzip_bytes, main, to_jsonl
+from classify.models import PullRequest
+
+END = datetime(2026, 5, 11, tzinfo=UTC)
+
+
+def test_same_seed_same_records_other_seed_other_records() -> None:
+    a = list(generate_prs(2, per_week=50, end=END, seed=5))
+    b = list(generate_prs(2, per_week=50, end=END, seed=5))
+    c = list(generate_prs(2, per_week=50, end=END, seed=6))
+    assert a == b
+    assert [r["title"] for r in a] != [r["title"] for r in c]
+
+
+def test_weeks_counts_and_window() -> None:
+    records = list(generate_prs(3, per_week=(60, 80), end=END, repo="acme/widgets", seed=1, first_number=500))
+    start = END - timedelta(weeks=3)
+    merged = [datetime.strptime(r["merged_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) for r in records]
+    assert all(start <= m < END for m in merged)
+    bounds = [start + timedelta(weeks=k) for k in range(4)]
+    per_week = [sum(lo <= m < hi for m in merged) for lo, hi in itertools.pairwise(bounds)]
+    assert all(60 <= n <= 80 for n in per_week), per_week
+    assert records[0]["number"] > 500
+    assert all(r["repo"] == "acme/widgets" and r["url"].startswith("https://github.com/acme/widgets/pull/")
+               for r in records)
+
+
+def test_records_are_pull_requests_with_consistent_counts() -> None:
+    for record in generate_prs(2, per_week=120, end=END, seed=3):
+        pr = PullRequest.model_validate(record)
+        assert pr.additions == sum(f.additions for f in pr.files)
+        assert pr.deletions == sum(f.deletions for f in pr.files)
+        assert pr.changed_files == len(pr.files) > 0
+        assert json.loads(json.dumps(record)) == record
+        for f in pr.files:
+            assert (f.previous_path is not None) == (f.change_type == "renamed")
+
+
+def test_numbers_rise_with_merge_time_and_reverts_point_backwards() -> None:
+    records = list(generate_prs(4, per_week=150, end=END, seed=11))
+    assert [r["merged_at"] for r in records] == sorted(r["merged_at"] for r in records)
+    numbers = [r["number"] for r in records]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    by_number = {r["number"]: r for r in records}
+    reverts = [r for r in records if r["title"].startswith('Revert "')]
+    assert reverts
+    for r in reverts:
+        target = int(r["title"].rsplit("(#", 1)[1].rstrip(')"'))
+        assert target < r["number"]
+        assert r["title"] == f'Revert "{by_number[target]["title"]} (#{target})"'
+        assert f"Reverts {r['repo']}#{target}" in r["body"]
+
+
+def test_history_has_the_exact_total_and_rising_volume() -> None:
+    assert len(list(generate_history(300, years=10, end=END, seed=2))) == 300
+    records = list(generate_history(6000, years=2, end=END, seed=2))
+    assert len(records) == 6000
+    assert records[0]["number"] == 1 or records[0]["number"] < 10
+    first_year = sum(r["merged_at"] < "2025-05-11" for r in records)
+    assert first_year < len(records) - first_year
+
+
+def test_gzip_is_stable_and_jsonl_sorted() -> None:
+    records = list(generate_prs(1, per_week=40, end=END, seed=4))
+    data = to_jsonl(list(reversed(records)))
+    assert data == to_jsonl(records)
+    assert gzip_bytes(data) == gzip_bytes(data)
+    assert gzip.decompress(gzip_bytes(data)) == data
+    lines = data.decode().splitlines()
+    assert [json.loads(line)["number"] for line in lines] == sorted(r["number"] for r in records)
+
+
+def test_command_line_writes_plain_or_gzip_jsonl(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain, packed = tmp_path / "prs.jsonl", tmp_path / "prs.jsonl.gz"
+    assert main(["--out", str(plain), "--weeks", "1", "--per-week", "30"]) == 0
+    assert main(["--out", str(packed), "--weeks", "1", "--per-week", "30"]) == 0
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    assert "wrote" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([])
+
+
+def test_a_small_week_is_still_exact() -> None:
+    assert len(list(generate_prs(1, per_week=5, end=END, seed=1))) == 5
+
+
+def test_rejects_zero_weeks() -> None:
+    with pytest.raises(ValueError, match="n_weeks"):
+        list(generate_prs(0, per_week=10, end=END))
