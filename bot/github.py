@@ -334,8 +334,10 @@ class GitHubClient:
                 return "primary", "API rate limit exceeded"
             if data is None and any(_is_transient_error(e) for e in errors):
                 return "transient", f"GitHub failed while executing the query ({_first_message(errors)})"
-            raise GraphQLErrors([e if isinstance(e, dict) else {"message": str(e)} for e in errors],
-                                data if isinstance(data, dict) else None)
+            raise GraphQLErrors(
+                [e if isinstance(e, dict) else {"message": str(e)} for e in errors],
+                data if isinstance(data, dict) else None,
+            )
         if not isinstance(data, dict):
             return "transient", "GitHub answered without data"
         return data
@@ -515,8 +517,14 @@ class SearchPage:
     nodes: list[dict[str, Any]]
 
 
-def search_page(client: GitHubClient, q: str, *, first: int = Q.PAGE_SIZE, after: str | None = None,
-                adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> SearchPage:
+def search_page(
+    client: GitHubClient,
+    q: str,
+    *,
+    first: int = Q.PAGE_SIZE,
+    after: str | None = None,
+    adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> SearchPage:
     """One page of merged-PR search results (PR nodes only; files of big PRs still incomplete)."""
     data = client.query(Q.SEARCH_MERGED_PRS, {"q": q, "first": first, "after": after}, adapt=adapt)
     search = data.get("search") or {}
@@ -553,8 +561,13 @@ class _FileWalk:
         need = (self.total - len(self.front) - len(self.back)) if self.total else 2 * Q.PAGE_SIZE
         need = max(1, need)
         both = need > Q.PAGE_SIZE
-        return {"c": self.after, "f": min(Q.PAGE_SIZE, need), "w": both,
-                "l": min(Q.PAGE_SIZE, need - Q.PAGE_SIZE) if both else 1, "b": self.before}
+        return {
+            "c": self.after,
+            "f": min(Q.PAGE_SIZE, need),
+            "w": both,
+            "l": min(Q.PAGE_SIZE, need - Q.PAGE_SIZE) if both else 1,
+            "b": self.before,
+        }
 
     def take(self, answer: dict[str, Any]) -> None:
         front = answer.get("front") or {}
@@ -582,8 +595,9 @@ class _FileWalk:
             self.node["files"]["pageInfo"] = {"hasNextPage": False, "endCursor": self.after}
 
 
-def complete_files(client: GitHubClient, repo: str, nodes: Iterable[dict[str, Any]], *,
-                   max_rounds: int = 20) -> None:
+def complete_files(
+    client: GitHubClient, repo: str, nodes: Iterable[dict[str, Any]], *, max_rounds: int = 20
+) -> None:
     """Fetch the files beyond the first 100 of every PR that has more, in batched follow-ups.
 
     Each round asks, for up to ``MAX_FILE_ALIASES`` PRs in one query, the next 100 files from the
@@ -596,16 +610,22 @@ def complete_files(client: GitHubClient, repo: str, nodes: Iterable[dict[str, An
     for n in nodes:
         if _files_pending(n):
             files = n["files"]
-            pending.append(_FileWalk(node=n, front=list(files.get("nodes") or []),
-                                     after=(files.get("pageInfo") or {}).get("endCursor"),
-                                     total=files.get("totalCount"), back=[]))
+            pending.append(
+                _FileWalk(
+                    node=n,
+                    front=list(files.get("nodes") or []),
+                    after=(files.get("pageInfo") or {}).get("endCursor"),
+                    total=files.get("totalCount"),
+                    back=[],
+                )
+            )
     rounds = 0
     while pending:
         rounds += 1
         if rounds > max_rounds:
             number = pending[0].node.get("number")
             raise GitHubError(f"files of PR #{number} did not finish after {max_rounds} follow-up requests")
-        batch, rest = pending[: Q.MAX_FILE_ALIASES], pending[Q.MAX_FILE_ALIASES:]
+        batch, rest = pending[: Q.MAX_FILE_ALIASES], pending[Q.MAX_FILE_ALIASES :]
         variables: dict[str, Any] = {"owner": owner, "name": name}
         for i, walk in enumerate(batch):
             variables[f"n{i}"] = int(walk.node["number"])

@@ -36,8 +36,14 @@ _NOREPLY = re.compile(
     r"^(?:\d+\+)?(?P<login>[A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))@users\.noreply\.", re.IGNORECASE
 )
 _NUMSTAT = re.compile(rb"^(\d+|-)\t(\d+|-)\t(.*)$", re.DOTALL)
-_RAW_TYPES: dict[str, ChangeType] = {"A": "added", "M": "modified", "D": "removed", "R": "renamed",
-                                     "C": "copied", "T": "changed"}
+_RAW_TYPES: dict[str, ChangeType] = {
+    "A": "added",
+    "M": "modified",
+    "D": "removed",
+    "R": "renamed",
+    "C": "copied",
+    "T": "changed",
+}
 _FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%cI%x1f%B%x1f"
 _CHUNK = 1 << 20
 
@@ -100,8 +106,9 @@ def current_branch(path: Path) -> str:
 
 
 def is_ancestor(path: Path, older: str, newer: str) -> bool:
-    result = subprocess.run(["git", "-C", str(path), "merge-base", "--is-ancestor", older, newer],
-                            capture_output=True, timeout=60)
+    result = subprocess.run(
+        ["git", "-C", str(path), "merge-base", "--is-ancestor", older, newer], capture_output=True, timeout=60
+    )
     return result.returncode == 0
 
 
@@ -133,7 +140,9 @@ class _AuthorLookup:
     def __init__(self, path: Path) -> None:
         self._proc = subprocess.Popen(
             ["git", "-C", str(path), "cat-file", "--batch"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
 
     def author(self, sha: str) -> tuple[str, str] | None:
@@ -161,6 +170,33 @@ class _AuthorLookup:
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.wait()
+        if self._proc.stdout:
+            self._proc.stdout.close()
+
+
+def _merge_author(
+    root: Path,
+    parents: list[str],
+    head_owner: str,
+    repo_owner: str,
+    name: str,
+    email: str,
+    lookup_box: list[_AuthorLookup],
+) -> str:
+    """Who wrote a merged PR: the second parent's GitHub login (noreply address), else the fork
+    owner from "from owner/branch", else the second parent's name, else the merge commit's author."""
+    found = None
+    if len(parents) > 1:
+        if not lookup_box:
+            lookup_box.append(_AuthorLookup(root))
+        found = lookup_box[0].author(parents[1])
+    if found and _NOREPLY.match(found[1].strip()):
+        return author_login(*found)
+    if head_owner and head_owner.lower() != repo_owner:
+        return head_owner
+    if found:
+        return found[0].strip()
+    return author_login(name, email)
 
 
 def _parse_changes(tokens: list[bytes]) -> list[FileChange]:
@@ -213,8 +249,20 @@ def _parse_changes(tokens: list[bytes]) -> list[FileChange]:
 
 def _records(path: Path, args: list[str]) -> Iterator[bytes]:
     """Raw commit records of ``git log`` streamed as they arrive (split on the \\x1e marker)."""
-    cmd = ["git", "-C", str(path), "-c", "core.quotepath=off", "-c", "log.showSignature=false",
-           "-c", "diff.renames=true", "-c", "diff.renameLimit=4000", *args]
+    cmd = [
+        "git",
+        "-C",
+        str(path),
+        "-c",
+        "core.quotepath=off",
+        "-c",
+        "log.showSignature=false",
+        "-c",
+        "diff.renames=true",
+        "-c",
+        "diff.renameLimit=4000",
+        *args,
+    ]
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except FileNotFoundError as exc:
@@ -270,8 +318,20 @@ def iter_merged_prs(
     stats.head = head_commit(root, rev)
     branch = base_branch or current_branch(root)
     owner = repo.split("/", 1)[0].lower()
-    args = ["log", "--first-parent", "-m", "--raw", "--numstat", "-z", "-M", "--no-color", "--no-ext-diff",
-            "--no-textconv", "--no-abbrev", f"--format={_FORMAT}"]
+    args = [
+        "log",
+        "--first-parent",
+        "-m",
+        "--raw",
+        "--numstat",
+        "-z",
+        "-M",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-abbrev",
+        f"--format={_FORMAT}",
+    ]
     if since is not None:
         args.append(f"--since={since.astimezone(UTC).isoformat()}")
     if until is not None:
@@ -281,7 +341,7 @@ def iter_merged_prs(
         args.append(f"^{exclude}")
     args.append("--")
     seen: set[int] = set()
-    lookup: _AuthorLookup | None = None
+    lookup_box: list[_AuthorLookup] = []
     try:
         for record in _records(root, args):
             head, _, rest = record.partition(b"\x00")
@@ -305,18 +365,9 @@ def iter_merged_prs(
                     rest_lines.pop(0)
                 title = rest_lines[0].strip() if rest_lines else subject
                 body = "\n".join(rest_lines[1:])
-                head_owner = m_merge.group("head").split("/", 1)[0] if "/" in m_merge.group("head") else ""
-                parent_list = parents.split()
-                author = ""
-                if len(parent_list) > 1:
-                    lookup = lookup or _AuthorLookup(root)
-                    found = lookup.author(parent_list[1])
-                    if found:
-                        author = author_login(*found)
-                if not author and head_owner and head_owner.lower() != owner:
-                    author = head_owner
-                if not author:
-                    author = author_login(name, email)
+                head = m_merge.group("head")
+                head_owner = head.split("/", 1)[0] if "/" in head else ""
+                author = _merge_author(root, parents.split(), head_owner, owner, name, email, lookup_box)
             elif m_squash:
                 number = int(m_squash.group("num"))
                 title = m_squash.group("title").strip()
@@ -348,5 +399,5 @@ def iter_merged_prs(
                 source="git",
             )
     finally:
-        if lookup is not None:
+        for lookup in lookup_box:
             lookup.close()

@@ -96,8 +96,12 @@ class SyncReport:
         self.kept_richer += counts.kept_richer
 
     def summary_line(self) -> str:
-        parts = [f"{self.repo} ({self.source}):", f"fetched {self.fetched},", f"new {self.new},",
-                 f"updated {self.updated},"]
+        parts = [
+            f"{self.repo} ({self.source}):",
+            f"fetched {self.fetched},",
+            f"new {self.new},",
+            f"updated {self.updated},",
+        ]
         if self.kept_richer:
             parts.append(f"kept richer API rows {self.kept_richer},")
         if self.source == "git":
@@ -133,8 +137,9 @@ def _now() -> datetime:
 
 
 def _cursor_text(pos: datetime, slice_end: datetime | None, after: str | None) -> str:
-    return json.dumps({"pos": iso(pos), "slice_end": iso(slice_end) if slice_end else None, "after": after},
-                      sort_keys=True)
+    return json.dumps(
+        {"pos": iso(pos), "slice_end": iso(slice_end) if slice_end else None, "after": after}, sort_keys=True
+    )
 
 
 def _read_cursor(text: str) -> tuple[datetime, datetime | None, str | None] | None:
@@ -219,22 +224,32 @@ def sync_api(
         if pos >= end:
             break
         s_end = slice_end or (min(end, pos + width) if width else end)
-        page = gh.search_page(client, gh.search_string(repo, pos, s_end), first=page_size[0], after=after,
-                              adapt=shrink)
+        page = gh.search_page(
+            client, gh.search_string(repo, pos, s_end), first=page_size[0], after=after, adapt=shrink
+        )
         if after is None and page.issue_count > gh.SEARCH_RESULT_CAP and s_end - pos > MIN_SLICE:
             span = s_end - pos
             new_width = max(MIN_SLICE, span * SLICE_TARGET / page.issue_count)
             new_width = timedelta(seconds=max(1, int(new_width.total_seconds())))
             slice_end, width = pos + new_width, new_width
             report.wasted += 1
-            _emit(progress, Progress(
-                "split", f"{iso(pos)}..{iso(s_end)} holds {page.issue_count} PRs (search shows 1000); "
-                f"slicing to {iso(pos)}..{iso(slice_end)}",
-                pages=report.pages, prs=report.fetched, rate_remaining=client.rate.remaining))
+            _emit(
+                progress,
+                Progress(
+                    "split",
+                    f"{iso(pos)}..{iso(s_end)} holds {page.issue_count} PRs (search shows 1000); "
+                    f"slicing to {iso(pos)}..{iso(slice_end)}",
+                    pages=report.pages,
+                    prs=report.fetched,
+                    rate_remaining=client.rate.remaining,
+                ),
+            )
             continue
         if after is None and page.issue_count > gh.SEARCH_RESULT_CAP:
-            report.notes.append(f"{page.issue_count} PRs merged within one second at {iso(pos)}: "
-                                "only 1000 are reachable by search")
+            report.notes.append(
+                f"{page.issue_count} PRs merged within one second at {iso(pos)}: "
+                "only 1000 are reachable by search"
+            )
         slice_end = s_end
         gh.complete_files(client, repo, page.nodes)
         prs = [gh.pr_from_node(repo, n) for n in page.nodes if n.get("mergedAt")]
@@ -262,11 +277,20 @@ def sync_api(
             report.slices += 1
             in_slice = 0
         in_slice += len(page.nodes)
-        _emit(progress, Progress(
-            "page", f"{iso(pos)}..{iso(s_end)}: page {report.pages}, {report.fetched} PRs",
-            pages=report.pages, prs=report.fetched, window_start=pos, window_end=s_end,
-            window_total=min(page.issue_count, gh.SEARCH_RESULT_CAP), window_done=in_slice,
-            rate_remaining=client.rate.remaining))
+        _emit(
+            progress,
+            Progress(
+                "page",
+                f"{iso(pos)}..{iso(s_end)}: page {report.pages}, {report.fetched} PRs",
+                pages=report.pages,
+                prs=report.fetched,
+                window_start=pos,
+                window_end=s_end,
+                window_total=min(page.issue_count, gh.SEARCH_RESULT_CAP),
+                window_done=in_slice,
+                rate_remaining=client.rate.remaining,
+            ),
+        )
         if slice_done:
             if width is not None:
                 # Next slice: same density guess, grown when this one was sparse.
@@ -281,8 +305,9 @@ def sync_api(
     return finish_report(report, client, requests_before, watermark)
 
 
-def finish_report(report: SyncReport, client: gh.GitHubClient, requests_before: int = 0,
-                  watermark: datetime | None = None) -> SyncReport:
+def finish_report(
+    report: SyncReport, client: gh.GitHubClient, requests_before: int = 0, watermark: datetime | None = None
+) -> SyncReport:
     """Copy the request count and rate limit into ``report`` (also for runs cut short)."""
     report.requests = client.requests - requests_before
     report.rate_remaining = client.rate.remaining
@@ -293,8 +318,9 @@ def finish_report(report: SyncReport, client: gh.GitHubClient, requests_before: 
     return report
 
 
-def fetch_and_store(store: PRStore, client: gh.GitHubClient, classifier: Classifier, repo: str,
-                    number: int) -> StoredPR | None:
+def fetch_and_store(
+    store: PRStore, client: gh.GitHubClient, classifier: Classifier, repo: str, number: int
+) -> StoredPR | None:
     """On-demand fetch for ``pr NUMBER``: fetch one merged PR, classify, cache, return it."""
     pr = gh.fetch_pr(client, repo, number)
     if pr is None:

@@ -64,14 +64,21 @@ def parse_when(text: str, zone: ZoneInfo, *, option: str, end: bool = False) -> 
             return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
         value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
-        raise BadInput(f"{option} {text!r}: use YYYY-MM-DD or an ISO date-time such as 2026-05-04T09:00Z") from None
+        raise BadInput(
+            f"{option} {text!r}: use YYYY-MM-DD or an ISO date-time such as 2026-05-04T09:00Z"
+        ) from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=zone)
     return value.astimezone(UTC).replace(microsecond=0)
 
 
 def _repo(value: str | None, settings: Settings, git_root: Path | None) -> str:
-    repo = value or settings.prdigest_repo or (gitlog.origin_repo(git_root) if git_root else None) or DEFAULT_REPO
+    repo = (
+        value
+        or settings.prdigest_repo
+        or (gitlog.origin_repo(git_root) if git_root else None)
+        or DEFAULT_REPO
+    )
     if not _REPO.match(repo):
         raise BadInput(f"--repo {repo!r}: expected OWNER/NAME, e.g. vllm-project/vllm")
     return repo
@@ -86,8 +93,7 @@ class Display:
     def __init__(self, tty: bool | None = None) -> None:
         self.tty = sys.stderr.isatty() if tty is None else tty
         self._progress: Any = None
-        self._task: Any = None
-        self._window: tuple[Any, Any] | None = None
+        self._tasks: dict[str, Any] = {}
 
     def __enter__(self) -> Display:
         if self.tty:
@@ -95,11 +101,15 @@ class Display:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
             self._progress = Progress(
-                SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[info]}"), console=Console(stderr=True), transient=False,
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[info]}"),
+                console=Console(stderr=True),
+                transient=False,
             )
             self._progress.__enter__()
-            self._task = self._progress.add_task("sync", total=None, info="")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -107,9 +117,17 @@ class Display:
             self._progress.__exit__(None, None, None)
             self._progress = None
 
+    def _print(self, message: str) -> None:
+        self._progress.console.print(message, markup=False, highlight=False)
+
+    def _task(self, key: str, description: str) -> Any:
+        if key not in self._tasks:
+            self._tasks[key] = self._progress.add_task(description, total=None, info="")
+        return self._tasks[key]
+
     def note(self, message: str) -> None:
         if self._progress is not None:
-            self._progress.console.log(message)
+            self._print(message)
         else:
             click.echo(f"sync: {message}", err=True)
 
@@ -118,16 +136,19 @@ class Display:
         if self._progress is None:
             click.echo(f"sync: {ev.message}{rate}", err=True)
             return
-        info = f"pages {ev.pages} · PRs {ev.prs}" + (f" · rate limit {ev.rate_remaining} left"
-                                                     if ev.rate_remaining is not None else "")
+        info = f"pages {ev.pages} · PRs {ev.prs}" + (
+            f" · rate limit {ev.rate_remaining} left" if ev.rate_remaining is not None else ""
+        )
         if ev.kind == "split":
-            self._progress.console.log(ev.message)
+            self._print(ev.message)
         if ev.window_start is not None and ev.window_end is not None:
-            desc = f"merged {ev.window_start:%Y-%m-%d %H:%M}..{ev.window_end:%Y-%m-%d %H:%M}"
-            self._progress.update(self._task, description=desc, total=ev.window_total, completed=ev.window_done,
-                                  info=info)
-        else:
-            self._progress.update(self._task, description="git import", total=None, completed=ev.prs, info=info)
+            desc = f"merged {ev.window_start:%m-%d %H:%M}..{ev.window_end:%m-%d %H:%M}"
+            task = self._task("api", desc)
+            self._progress.update(
+                task, description=desc, total=ev.window_total, completed=ev.window_done, info=info
+            )
+        elif ev.kind == "batch":
+            self._progress.update(self._task("git", "git import"), completed=ev.prs, info=info)
 
 
 # -- the command ----------------------------------------------------------------------------------
@@ -139,21 +160,50 @@ def _fail(message: str, code: int) -> None:
 
 
 @click.command("sync")
-@click.option("--repo", default=None, metavar="OWNER/NAME",
-              help=f"Repository (default PRDIGEST_REPO; with --git the clone's origin; else {DEFAULT_REPO}).")
-@click.option("--since", default=None, metavar="DATE",
-              help="Start of the merge window (YYYY-MM-DD in PRDIGEST_TIMEZONE, or ISO date-time). "
-                   "Default: the stored watermark, or 12 weeks back on the first sync.")
-@click.option("--until", default=None, metavar="DATE",
-              help="End of the window (a date includes that day; default now).")
-@click.option("--git", "git_path", default=None, metavar="PATH",
-              help="Import from a local clone's first-parent history instead of the API (no token needed).")
-@click.option("--max-wait", default="10m", show_default=True, metavar="DURATION",
-              help="Longest wait for a GitHub rate limit before stopping cleanly (e.g. 90s, 10m, 1h).")
-@click.option("--db", type=click.Path(path_type=Path), default=None,
-              help="SQLite cache (default PRDIGEST_DB, else ./prdigest.db; created if missing).")
-def sync(repo: str | None, since: str | None, until: str | None, git_path: str | None, max_wait: str,
-         db: Path | None) -> None:
+@click.option(
+    "--repo",
+    default=None,
+    metavar="OWNER/NAME",
+    help=f"Repository (default PRDIGEST_REPO; with --git the clone's origin; else {DEFAULT_REPO}).",
+)
+@click.option(
+    "--since",
+    default=None,
+    metavar="DATE",
+    help="Start of the merge window (YYYY-MM-DD in PRDIGEST_TIMEZONE, or ISO date-time). "
+    "Default: the stored watermark, or 12 weeks back on the first sync.",
+)
+@click.option(
+    "--until", default=None, metavar="DATE", help="End of the window (a date includes that day; default now)."
+)
+@click.option(
+    "--git",
+    "git_path",
+    default=None,
+    metavar="PATH",
+    help="Import from a local clone's first-parent history instead of the API (no token needed).",
+)
+@click.option(
+    "--max-wait",
+    default="10m",
+    show_default=True,
+    metavar="DURATION",
+    help="Longest wait for a GitHub rate limit before stopping cleanly (e.g. 90s, 10m, 1h).",
+)
+@click.option(
+    "--db",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="SQLite cache (default PRDIGEST_DB, else ./prdigest.db; created if missing).",
+)
+def sync(
+    repo: str | None,
+    since: str | None,
+    until: str | None,
+    git_path: str | None,
+    max_wait: str,
+    db: Path | None,
+) -> None:
     """Fetch merged PRs (title, body, labels, files with line counts…), classify them and cache them."""
     try:
         settings = load_settings()
@@ -189,8 +239,15 @@ def _load_profile(settings: Settings) -> Any:
         raise BadInput(f"rule profile rejected: {exc}") from None
 
 
-def _run_api(store: PRStore, classifier: Any, repo: str, start: datetime | None, end: datetime | None,
-             settings: Settings, wait: float) -> None:
+def _run_api(
+    store: PRStore,
+    classifier: Any,
+    repo: str,
+    start: datetime | None,
+    end: datetime | None,
+    settings: Settings,
+    wait: float,
+) -> None:
     report = SyncReport(source="api", repo=repo)
     with Display() as display:
         try:
@@ -204,8 +261,9 @@ def _run_api(store: PRStore, classifier: Any, repo: str, start: datetime | None,
         code = 0
         message = ""
         try:
-            sync_api(store, client, classifier, repo, since=start, until=end, progress=display.event,
-                     report=report)
+            sync_api(
+                store, client, classifier, repo, since=start, until=end, progress=display.event, report=report
+            )
         except gh.TokenRejected as exc:
             code, message = EXIT_USAGE, str(exc)
         except gh.RateLimitExceeded as exc:
@@ -218,7 +276,10 @@ def _run_api(store: PRStore, classifier: Any, repo: str, start: datetime | None,
         except gh.GitHubError as exc:
             code, message = EXIT_FAILED, str(exc)
         except KeyboardInterrupt:
-            code, message = EXIT_INTERRUPTED, "interrupted; progress is saved, run the same command to continue"
+            code, message = (
+                EXIT_INTERRUPTED,
+                "interrupted; progress is saved, run the same command to continue",
+            )
         finally:
             finish_report(report, client)
             client.close()
@@ -229,18 +290,37 @@ def _run_api(store: PRStore, classifier: Any, repo: str, start: datetime | None,
         _fail(message, code)
 
 
-def _run_git(store: PRStore, classifier: Any, root: Path, repo: str, start: datetime | None,
-             end: datetime | None, settings: Settings) -> None:
+def _run_git(
+    store: PRStore,
+    classifier: Any,
+    root: Path,
+    repo: str,
+    start: datetime | None,
+    end: datetime | None,
+    settings: Settings,
+) -> None:
     report = SyncReport(source="git", repo=repo)
     code, message = 0, ""
     with Display() as display:
         try:
-            sync_git(store, classifier, root, repo, since=start, until=end,
-                     web=gh.web_base(settings.prdigest_github_api_url), progress=display.event, report=report)
+            sync_git(
+                store,
+                classifier,
+                root,
+                repo,
+                since=start,
+                until=end,
+                web=gh.web_base(settings.prdigest_github_api_url),
+                progress=display.event,
+                report=report,
+            )
         except gitlog.GitError as exc:
             code, message = EXIT_FAILED, str(exc)
         except KeyboardInterrupt:
-            code, message = EXIT_INTERRUPTED, "interrupted; imported batches are kept, run the same command again"
+            code, message = (
+                EXIT_INTERRUPTED,
+                "interrupted; imported batches are kept, run the same command again",
+            )
     click.echo(report.summary_line())
     if code:
         _fail(message, code)

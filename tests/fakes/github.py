@@ -138,8 +138,16 @@ _AREAS = [
 ]
 
 
-def make_prs(count: int, start: datetime, end: datetime, *, seed: int = 7, first_number: int = 1000,
-             big: dict[int, int] | None = None, unmerged: int = 0) -> list[FakePR]:
+def make_prs(
+    count: int,
+    start: datetime,
+    end: datetime,
+    *,
+    seed: int = 7,
+    first_number: int = 1000,
+    big: dict[int, int] | None = None,
+    unmerged: int = 0,
+) -> list[FakePR]:
     """``count`` merged PRs spread over [start, end), deterministic for a seed.
 
     ``big`` maps an index (0-based) to a file count, for PRs with more than 100 files. ``unmerged``
@@ -161,21 +169,33 @@ def make_prs(count: int, start: datetime, end: datetime, *, seed: int = 7, first
             files.append((pattern.format(f"{i}_{j}"), rng.randint(0, 200), rng.randint(0, 80), kind))
         if i % 4 == 0:
             files.append((f"tests/test_feature_{i}.py", rng.randint(5, 60), 0, "ADDED"))
-        prs.append(FakePR(
-            number=first_number + i,
-            title=f"{tag} Improve part {i} of the engine",
-            body=f"## Purpose\n\nChange number {i}.\n\n## Test Plan\n\npytest tests/\n\nSigned-off-by: Dev <d@x>",
-            author=None if i % 97 == 13 else f"dev{i % 23}",
-            created_at=created,
-            merged_at=merged,
-            updated_at=merged + timedelta(minutes=rng.randint(0, 90)),
-            labels=["ready"] + (["documentation"] if tag == "[Doc]" else []),
-            files=files,
-        ))
+        prs.append(
+            FakePR(
+                number=first_number + i,
+                title=f"{tag} Improve part {i} of the engine",
+                body=(
+                    f"## Purpose\n\nChange number {i}.\n\n## Test Plan\n\npytest tests/\n\n"
+                    "Signed-off-by: Dev <d@x>"
+                ),
+                author=None if i % 97 == 13 else f"dev{i % 23}",
+                created_at=created,
+                merged_at=merged,
+                updated_at=merged + timedelta(minutes=rng.randint(0, 90)),
+                labels=["ready"] + (["documentation"] if tag == "[Doc]" else []),
+                files=files,
+            )
+        )
     for k in range(unmerged):
         at = start + timedelta(seconds=int(span * (k + 0.5) / max(1, unmerged)))
-        prs.append(FakePR(number=first_number + count + k, title=f"Closed without merge {k}", merged_at=None,
-                          created_at=at - timedelta(hours=2), updated_at=at))
+        prs.append(
+            FakePR(
+                number=first_number + count + k,
+                title=f"Closed without merge {k}",
+                merged_at=None,
+                created_at=at - timedelta(hours=2),
+                updated_at=at,
+            )
+        )
     return prs
 
 
@@ -207,16 +227,28 @@ def _error(message: str, kind: str) -> Exception:
 
 def _bounds(name: str, first: int | None, last: int | None) -> None:
     if first is None and last is None:
-        raise _error(f"You must provide a `first` or `last` value to properly paginate the `{name}` connection.",
-                     "MISSING_PAGINATION_BOUNDARIES")
+        raise _error(
+            f"You must provide a `first` or `last` value to properly paginate the `{name}` connection.",
+            "MISSING_PAGINATION_BOUNDARIES",
+        )
     for arg, value in (("first", first), ("last", last)):
         if value is not None and not 1 <= value <= 100:
-            raise _error(f"Requesting {value} records on the `{name}` connection exceeds the `{arg}` limit of "
-                         "100 records.", "EXCESSIVE_PAGINATION")
+            raise _error(
+                f"Requesting {value} records on the `{name}` connection exceeds the `{arg}` limit of "
+                "100 records.",
+                "EXCESSIVE_PAGINATION",
+            )
 
 
-def _connection(name: str, prefix: str, items: list[Any], first: int | None, after: str | None,
-                last: int | None, before: str | None) -> dict[str, Any]:
+def _connection(
+    name: str,
+    prefix: str,
+    items: list[Any],
+    first: int | None,
+    after: str | None,
+    last: int | None,
+    before: str | None,
+) -> dict[str, Any]:
     """Relay pagination like GitHub's: the item at index i has cursor ``prefix:(i+1)``."""
     _bounds(name, first, last)
     lo = _offset(prefix, after)
@@ -242,16 +274,29 @@ def _connection(name: str, prefix: str, items: list[Any], first: int | None, aft
 
 
 def _pr_object(repo: str, pr: FakePR) -> dict[str, Any]:
-    files = [{"path": p, "additions": a, "deletions": d, "changeType": c, "viewerViewedState": "UNVIEWED"}
-             for p, a, d, c in pr.files]
+    files = [
+        {"path": p, "additions": a, "deletions": d, "changeType": c, "viewerViewedState": "UNVIEWED"}
+        for p, a, d, c in pr.files
+    ]
     labels = [{"__typename": "Label", "name": name} for name in pr.labels]
 
-    def files_conn(info: Any, first: int | None = None, after: str | None = None, last: int | None = None,
-                   before: str | None = None) -> dict[str, Any]:
+    def files_conn(
+        info: Any,
+        first: int | None = None,
+        after: str | None = None,
+        last: int | None = None,
+        before: str | None = None,
+    ) -> dict[str, Any]:
         return _connection("files", "files", files, first, after, last, before)
 
-    def labels_conn(info: Any, first: int | None = None, after: str | None = None, last: int | None = None,
-                    before: str | None = None, **_: Any) -> dict[str, Any]:
+    def labels_conn(
+        info: Any,
+        first: int | None = None,
+        after: str | None = None,
+        last: int | None = None,
+        before: str | None = None,
+        **_: Any,
+    ) -> dict[str, Any]:
         return _connection("labels", "labels", labels, first, after, last, before)
 
     return {
@@ -346,8 +391,15 @@ class LoggedRequest:
 class FakeGitHub:
     """The fake server; use as a context manager. ``url`` is the base for PRDIGEST_GITHUB_API_URL."""
 
-    def __init__(self, schema: Any, *, token: str = TOKEN, clock: FakeClock | None = None, limit: int = 5000,
-                 delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        schema: Any,
+        *,
+        token: str = TOKEN,
+        clock: FakeClock | None = None,
+        limit: int = 5000,
+        delay: float = 0.0,
+    ) -> None:
         self.schema = schema
         self.token = token
         self.clock = clock or FakeClock()
@@ -357,6 +409,7 @@ class FakeGitHub:
         self.delay = delay  # real seconds before every answer (kill -9 tests)
         self.repos: dict[str, list[FakePR]] = {}
         self.faults: deque[Fault] = deque()
+        self.scheduled: dict[int, Fault] = {}  # 1-based request number -> fault
         self.log: list[LoggedRequest] = []
         self.on_request: Callable[[int], None] | None = None
         self._lock = threading.Lock()
@@ -375,6 +428,11 @@ class FakeGitHub:
         with self._lock:
             for _ in range(times):
                 self.faults.append(Fault(kind, **options))
+
+    def inject_at(self, request_number: int, kind: str, **options: Any) -> None:
+        """Fault the ``request_number``-th request (1-based, counting every request so far)."""
+        with self._lock:
+            self.scheduled[request_number] = Fault(kind, **options)
 
     @property
     def url(self) -> str:
@@ -406,7 +464,9 @@ class FakeGitHub:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-github", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-github", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -433,8 +493,16 @@ class FakeGitHub:
             "x-ratelimit-resource": "graphql",
         }
 
-    def _send(self, handler: BaseHTTPRequestHandler, status: int, body: Any, headers: dict[str, str] | None = None,
-              *, raw: bytes | None = None, truncate: bool = False) -> None:
+    def _send(
+        self,
+        handler: BaseHTTPRequestHandler,
+        status: int,
+        body: Any,
+        headers: dict[str, str] | None = None,
+        *,
+        raw: bytes | None = None,
+        truncate: bool = False,
+    ) -> None:
         data = raw if raw is not None else json.dumps(body).encode()
         try:
             handler.send_response(status)
@@ -464,7 +532,8 @@ class FakeGitHub:
         if self.delay:
             time.sleep(self.delay)
         with self._lock:
-            fault = self.faults.popleft() if self.faults else None
+            number = len(self.log) + 1
+            fault = self.scheduled.pop(number, None) or (self.faults.popleft() if self.faults else None)
             entry = LoggedRequest(handler.path, query, variables, 200, fault.kind if fault else None)
             self.log.append(entry)
             count = len(self.log)
@@ -480,10 +549,15 @@ class FakeGitHub:
             entry.status = 401
             self._send(handler, 401, {"message": "This endpoint requires you to be authenticated."})
             return
-        if scheme.lower() not in ("bearer", "token") or given.strip() != self.token or (
-                fault and fault.kind == "bad_credentials"):
+        if (
+            scheme.lower() not in ("bearer", "token")
+            or given.strip() != self.token
+            or (fault and fault.kind == "bad_credentials")
+        ):
             entry.status = 401
-            self._send(handler, 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com"})
+            self._send(
+                handler, 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com"}
+            )
             return
         if fault is not None and self._fault(handler, fault, entry):
             return
@@ -512,7 +586,9 @@ class FakeGitHub:
                 self.reset_at = self.clock.time() + fault.reset_in
             if kind == "primary403":
                 entry.status = 403
-                self._send(handler, 403, {"message": "API rate limit exceeded for user ID 1."}, self._rate_headers())
+                self._send(
+                    handler, 403, {"message": "API rate limit exceeded for user ID 1."}, self._rate_headers()
+                )
             else:
                 self._send(handler, 200, self._rate_limited(), self._rate_headers())
             return True
@@ -531,20 +607,31 @@ class FakeGitHub:
             self._send(handler, status, None, self._rate_headers(), raw=data[: len(data) // 2])
             return True
         if kind == "graphql_error":
-            message = fault.message or ("Something went wrong while executing your query. This may be the result "
-                                        "of a timeout, or it could be a GitHub bug.")
+            message = fault.message or (
+                "Something went wrong while executing your query. This may be the result "
+                "of a timeout, or it could be a GitHub bug."
+            )
             self._send(handler, 200, {"data": None, "errors": [{"message": message}]}, self._rate_headers())
             return True
         if kind == "forbidden":
-            body = {"data": None, "errors": [{"type": "FORBIDDEN", "message": fault.message or
-                                              "Resource not accessible by personal access token"}]}
+            body = {
+                "data": None,
+                "errors": [
+                    {
+                        "type": "FORBIDDEN",
+                        "message": fault.message or "Resource not accessible by personal access token",
+                    }
+                ],
+            }
             self._send(handler, 200, body, self._rate_headers())
             return True
         raise ValueError(f"unknown fault {kind!r}")
 
     @staticmethod
     def _rate_limited() -> dict[str, Any]:
-        return {"errors": [{"type": "RATE_LIMITED", "message": "API rate limit already exceeded for user ID 1."}]}
+        return {
+            "errors": [{"type": "RATE_LIMITED", "message": "API rate limit already exceeded for user ID 1."}]
+        }
 
     # -- GraphQL --------------------------------------------------------------------------------
 
@@ -586,8 +673,16 @@ class FakeGitHub:
                 "used": self.limit - max(0, self.remaining),
             }
 
-    def _search(self, info: Any, query: str, type: str, first: int | None = None, after: str | None = None,
-                last: int | None = None, before: str | None = None) -> dict[str, Any]:
+    def _search(
+        self,
+        info: Any,
+        query: str,
+        type: str,
+        first: int | None = None,
+        after: str | None = None,
+        last: int | None = None,
+        before: str | None = None,
+    ) -> dict[str, Any]:
         _bounds("search", first, last)
         if len(query) > 256:
             raise _error("The search query is too long (at most 256 characters).", "INVALID")
@@ -599,23 +694,38 @@ class FakeGitHub:
             prs = list(self.repos.get(repo or "", []))
             known = repo in self.repos
         if not known:
-            raise _error("The listed users and repositories cannot be searched either because the resources do "
-                         "not exist or you do not have permission to view them.", "INVALID")
+            raise _error(
+                "The listed users and repositories cannot be searched either because the resources do "
+                "not exist or you do not have permission to view them.",
+                "INVALID",
+            )
         lo, hi = terms["lo"], terms["hi"]
         hits = [p for p in prs if (p.merged or "merged" not in terms["is"])]
         if "merged" in terms["is"]:
-            hits = [p for p in hits if p.merged_at and (lo is None or p.merged_at >= lo)
-                    and (hi is None or p.merged_at <= hi)]
+            hits = [
+                p
+                for p in hits
+                if p.merged_at and (lo is None or p.merged_at >= lo) and (hi is None or p.merged_at <= hi)
+            ]
         if terms["sort"] == "created-asc":
             hits.sort(key=lambda p: (p.created_at, p.number))
         else:
             hits.sort(key=lambda p: (p.created_at, p.number), reverse=True)
         reachable = hits[:SEARCH_CAP]
-        conn = _connection("search", "cursor", [_pr_object(repo or "", p) for p in reachable], first, after,
-                           last, before)
+        conn = _connection(
+            "search", "cursor", [_pr_object(repo or "", p) for p in reachable], first, after, last, before
+        )
         conn.pop("totalCount")
-        conn.update({"issueCount": len(hits), "codeCount": 0, "discussionCount": 0, "repositoryCount": 0,
-                     "userCount": 0, "wikiCount": 0})
+        conn.update(
+            {
+                "issueCount": len(hits),
+                "codeCount": 0,
+                "discussionCount": 0,
+                "repositoryCount": 0,
+                "userCount": 0,
+                "wikiCount": 0,
+            }
+        )
         return conn
 
     def _repository(self, info: Any, owner: str, name: str, followRenames: bool = True) -> dict[str, Any]:
