@@ -9,6 +9,9 @@ For every command we send ``--runs`` signed slash-command requests one after ano
 * **ack** — the HTTP round trip of the request until Slack would get its 200 (must stay < 3 s);
 * **answer** — from sending the request until the rendered answer reaches the response_url.
 
+A final burst sends ``--burst`` commands at the same moment to show that acknowledgements do not
+queue behind the work.
+
 The first request of the whole run (cold: Bolt's one-time auth.test, first SQLite connection) is
 reported apart. Not a test: nothing here asserts; it prints median and worst per command.
 """
@@ -21,6 +24,7 @@ import sys
 import tempfile
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -61,8 +65,9 @@ def commands(store: PRStore) -> list[tuple[str, str]]:
     ]
 
 
-def one(client: httpx.Client, app: RunningApp, slack: FakeSlack, command: str,
-        text: str) -> tuple[float, float]:
+def one(
+    client: httpx.Client, app: RunningApp, slack: FakeSlack, command: str, text: str
+) -> tuple[float, float]:
     """One signed request: (ack seconds, seconds until the answer reached the response_url)."""
     key = uuid.uuid4().hex
     body = slash_body(command, text, slack.response_url(key))
@@ -85,6 +90,7 @@ def ms(seconds: float) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=30, help="requests per command (default 30)")
+    parser.add_argument("--burst", type=int, default=20, help="concurrent requests in the burst (default 20)")
     args = parser.parse_args(argv)
 
     profile = load_profile()
@@ -95,15 +101,21 @@ def main(argv: list[str] | None = None) -> None:
         total, _ = import_file(store, profile, demo_data_path())
         requests = commands(store)
         db.close()
-        settings = Settings(_env_file=None, slack_bot_token=BOT_TOKEN,  # type: ignore[call-arg]
-                            slack_signing_secret=SIGNING_SECRET, prdigest_slack_api_url=slack.api_url,
-                            prdigest_repo=DEMO_REPO)
+        settings = Settings(
+            _env_file=None,
+            slack_bot_token=BOT_TOKEN,  # type: ignore[call-arg]
+            slack_signing_secret=SIGNING_SECRET,
+            prdigest_slack_api_url=slack.api_url,
+            prdigest_repo=DEMO_REPO,
+        )
         plan = ServePlan.from_settings(settings, db=db_path, host="127.0.0.1", port=0)
         with RunningApp(plan) as app, httpx.Client(timeout=30) as client:
             cold_ack, cold_answer = one(client, app, slack, *requests[0])
             print(f"demo cache: {total} PRs · {args.runs} requests per command · app on {app.url}")
-            print(f"cold first request ({requests[0][0]} {requests[0][1]}): ack {cold_ack * 1000:.1f} ms, "
-                  f"answer {cold_answer * 1000:.1f} ms")
+            print(
+                f"cold first request ({requests[0][0]} {requests[0][1]}): ack {cold_ack * 1000:.1f} ms, "
+                f"answer {cold_answer * 1000:.1f} ms"
+            )
             heads = ("ack median", "ack worst", "answer med", "answer worst")
             print(f"{'command':<28}" + "".join(f"{h:>14}" for h in heads) + "  (ms)")
             for command, text in requests:
@@ -115,6 +127,28 @@ def main(argv: list[str] | None = None) -> None:
                 label = f"{command} {text}".strip()
                 cells = (statistics.median(acks), max(acks), statistics.median(answers), max(answers))
                 print(f"{label:<28}" + "".join(f"{ms(c):>14}" for c in cells))
+            burst(app, slack, requests, args.burst)
+
+
+def burst(app: RunningApp, slack: FakeSlack, requests: list[tuple[str, str]], size: int) -> None:
+    """``size`` commands at the same moment (all five kinds, round robin): the acks must not queue
+    behind the work, which runs in worker threads."""
+
+    def fire(i: int) -> tuple[float, float]:
+        with httpx.Client(timeout=30) as client:
+            return one(client, app, slack, *requests[i % len(requests)])
+
+    with ThreadPoolExecutor(max_workers=size) as pool:
+        results = list(pool.map(fire, range(size)))
+    acks = [r[0] for r in results]
+    answers = [r[1] for r in results]
+    print(
+        f"{f'burst of {size} at once':<28}"
+        + "".join(
+            f"{ms(c):>14}"
+            for c in (statistics.median(acks), max(acks), statistics.median(answers), max(answers))
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -163,8 +163,9 @@ async def deliver(reply: Reply, req: SlashRequest, *, respond: AsyncRespond, cli
     if reply.status != "ok":
         await _send(respond, render_notice(slack_usage(reply)), "ephemeral")
         return
+    # Rendering a big digest is pure CPU: keep it off the loop that acknowledges other requests.
     if req.public:
-        messages = render(reply, mode="thread")
+        messages = await asyncio.to_thread(render, reply, mode="thread")
         if len(messages) == 1 or not channel_id:
             for m in messages[:MAX_RESPONSES]:
                 await _send(respond, m, "in_channel")
@@ -175,7 +176,7 @@ async def deliver(reply: Reply, req: SlashRequest, *, respond: AsyncRespond, cli
             text = f":warning: {escape(str(exc))}"  # our own sentence: keep its `code` formatting
             await _send(respond, SlackMessage(text=text, blocks=[section(text[:3000])]), "ephemeral")
         return
-    messages = render(reply, mode="compact")
+    messages = await asyncio.to_thread(render, reply, mode="compact")
     if len(messages) > MAX_RESPONSES:
         messages = [*messages[: MAX_RESPONSES - 1], overflow_notice(req, len(messages))]
     for m in messages:
@@ -194,6 +195,9 @@ def build_app(settings: Settings, runner: CommandRunner, *, client: AsyncWebClie
     app = AsyncApp(
         name="prdigest",
         client=client,
+        # The ack function returns at once, so running it inline (instead of as a task the runner
+        # polls every 10 ms) answers Slack sooner; the real work is the lazy listener either way.
+        process_before_response=True,
         signing_secret=secret if http else None,
         request_verification_enabled=http,
         url_verification_enabled=http,

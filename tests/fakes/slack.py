@@ -28,6 +28,10 @@ APP_TOKEN = "xapp-1-test-token"
 SIGNING_SECRET = "test-signing-secret"
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # a burst of answers must not be refused at the listen backlog
+
+
 @dataclass
 class Call:
     """One Web API call as the fake received it."""
@@ -71,7 +75,7 @@ class FakeSlack:
         self._scripts: dict[str, list[Response]] = {}
         self._ts = 0
         self._cond = threading.Condition()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.05,), name="fake-slack", daemon=True
