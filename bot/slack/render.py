@@ -86,21 +86,34 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _literal(text: str) -> str:
+    out = _FORMAT_CHAR.sub(lambda m: f"{ZWSP}{m.group(0)}{ZWSP}", escape(text))
+    return _BROADCAST.sub(lambda m: f"@{ZWSP}{m.group(1)}", out)
+
+
 def mrkdwn_text(text: str, *, multiline: bool = False) -> str:
     """Untrusted plain text made safe and literal inside a mrkdwn object.
 
     Formatting markers (``*_~` ``) get a zero-width space on each side: a marker only formats
     when it touches a word on one side and a boundary on the other, which the spaces rule out
     whichever way Slack classifies them. ``@here`` without brackets is split the same way, and
-    a line that would start a block quote (``&gt;``) is pushed off the line start.
+    a line that would start a block quote (``&gt;``) is pushed off the line start. The one
+    exception is a balanced code span (```--max-model-len```, common in PR titles): code
+    formatting turns every other marker off inside it, so it is kept, its content escaped.
     """
     text = clean(text)
     if not multiline:
         text = _SPACES.sub(" ", text).strip()
-    out = escape(text)
-    out = _FORMAT_CHAR.sub(lambda m: f"{ZWSP}{m.group(0)}{ZWSP}", out)
-    out = _BROADCAST.sub(lambda m: f"@{ZWSP}{m.group(1)}", out)
-    return _LEADING_QUOTE.sub(lambda m: f"{m.group(1)}{ZWSP}&gt;", out)
+    parts: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        parts += [_literal(text[pos:m.start()]), f"`{code_text(m.group(1))}`"]
+        pos = m.end()
+    parts.append(_literal(text[pos:]))
+    return _LEADING_QUOTE.sub(lambda m: f"{m.group(1)}{ZWSP}&gt;", "".join(parts))
 
 
 def code_text(text: str) -> str:

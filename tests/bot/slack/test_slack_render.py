@@ -194,9 +194,14 @@ def test_every_control_sequence_is_escaped_everywhere() -> None:
 
 
 def test_formatting_markers_in_titles_are_neutralised() -> None:
-    assert mrkdwn_text("*bold* _it_ ~s~ `code`") == (
-        f"{Z}*{Z}bold{Z}*{Z} {Z}_{Z}it{Z}_{Z} {Z}~{Z}s{Z}~{Z} {Z}`{Z}code{Z}`{Z}"
+    assert mrkdwn_text("*bold* _it_ ~s~ `stray") == (
+        f"{Z}*{Z}bold{Z}*{Z} {Z}_{Z}it{Z}_{Z} {Z}~{Z}s{Z}~{Z} {Z}`{Z}stray"
     )
+    # a balanced code span stays code (nothing formats inside it), its content still escaped
+    assert mrkdwn_text("Add `--max_model_len` to `<!here> *x*` and `") == (
+        f"Add `--max_model_len` to `&lt;!here&gt; *x*` and {Z}`{Z}"
+    )
+    assert mrkdwn_text("`@channel`") == f"`@{Z}channel`"
     assert mrkdwn_text("> quoted\nline", multiline=True) == f"{Z}&gt; quoted\nline"
     assert mrkdwn_text("a\n b\t c") == "a b c"
     assert mrkdwn_text("ok\x1b[2J\x1b]0;pwned\x07\u202efake") == "okfake"
