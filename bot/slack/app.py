@@ -183,6 +183,19 @@ async def deliver(reply: Reply, req: SlashRequest, *, respond: AsyncRespond, cli
         await _send(respond, m, "ephemeral")
 
 
+class _OwnClientNotice(logging.Filter):
+    """Bolt warns "As you gave `client` as well, `token` will be unused" whenever SLACK_BOT_TOKEN
+    is in the environment; passing our own client (base URL, rate-limit handlers) is deliberate."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("As you gave `client` as well")
+
+
+_bolt_log = logging.getLogger("slack_bolt.AsyncApp")
+if not any(isinstance(f, _OwnClientNotice) for f in _bolt_log.filters):
+    _bolt_log.addFilter(_OwnClientNotice())
+
+
 def build_app(settings: Settings, runner: CommandRunner, *, client: AsyncWebClient,
               http: bool = True, pace: float = DEFAULT_PACE) -> AsyncApp:
     """The Bolt AsyncApp with one listener for the five commands.
