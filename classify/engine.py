@@ -1,0 +1,392 @@
+"""The classifier: one merged PR + a rule profile → modules, kind, risk flags with evidence, score.
+
+Pure and fast (no I/O, matchers compiled once per profile, file paths cached): ``reclassify``
+re-runs it over a whole cache of 200,000 PRs, so it must stay well under a tenth of a millisecond
+for a typical PR. Every conclusion carries the files, words or numbers that led to it.
+
+Precedence, documented for profile authors:
+- modules: title tags (and conventional-commit prefix/scope), then labels, then title keywords
+  and patterns, then file globs (ranked by lines changed); nothing → the profile's catch-all.
+- kind: a revert, then the first title tag/prefix naming a kind, then labels, then ``only_globs``
+  (every file matches), then title keywords/patterns (kinds earlier in the file win), then
+  ``globs``/``all_globs``; nothing → the profile's default kind.
+"""
+
+from __future__ import annotations
+
+import re
+
+from classify.models import Classification, FileChange, Flag, FlagKind, PullRequest, ScorePart
+from classify.rules import Compiled, Profile, RuleMatchers
+from classify.text import clean_body, gist, highlights, shorten
+from classify.titles import norm, parse_title, split_tag
+
+MAX_EVIDENCE_WORDS = 5
+EVIDENCE_CHARS = 100
+IGNORE_LOOKBEHIND = 30
+_CLAUSE_BREAK = re.compile(r"[.!?;\n]")
+
+
+def _capped(items: list[str], limit: int) -> list[str]:
+    if len(items) <= limit:
+        return items
+    return [*items[:limit], f"+{len(items) - limit} more"]
+
+
+def _add(seq: list[str], item: str) -> None:
+    if item not in seq:
+        seq.append(item)
+
+
+def _flag(kind: FlagKind, evidence: list[str]) -> Flag:
+    return Flag(kind=kind, evidence=evidence)
+
+
+class _Files:
+    """Per-PR tallies over the profile's path sets (files and lines per set), from cached lookups."""
+
+    __slots__ = ("count", "ids", "lines", "n", "paths", "total")
+
+    def __init__(self, files: list[FileChange], compiled: Compiled) -> None:
+        self.n = len(files)
+        self.count: dict[int, int] = {}
+        self.lines: dict[int, int] = {}
+        self.ids: list[tuple[int, ...]] = []
+        self.paths: list[tuple[str, int]] = []
+        self.total = 0
+        path_ids = compiled.path_ids
+        count, lines = self.count, self.lines
+        for f in files:
+            ids = path_ids(f.path)
+            changed = f.additions + f.deletions
+            self.total += changed
+            self.ids.append(ids)
+            self.paths.append((f.path, changed))
+            for i in ids:
+                count[i] = count.get(i, 0) + 1
+                lines[i] = lines.get(i, 0) + changed
+
+    def every(self, set_id: int | None) -> bool:
+        return set_id is not None and self.n > 0 and self.count.get(set_id, 0) == self.n
+
+    def matching(self, set_id: int | None) -> list[str]:
+        if set_id is None or set_id not in self.count:
+            return []
+        return [p for (p, _), ids in zip(self.paths, self.ids, strict=True) if set_id in ids]
+
+    def rule_lines(self, rule: RuleMatchers) -> int | None:
+        """Lines changed in the files that put the PR under ``rule``; None when its paths do not match."""
+        hit: int | None = None
+        for s in rule.any_sets:
+            if s in self.count:
+                hit = max(hit or 0, self.lines[s])
+        if rule.only_set is not None and self.every(rule.only_set):
+            hit = self.total
+        if rule.all_sets and all(s in self.count for s in rule.all_sets):
+            hit = self.total
+        return hit
+
+
+def _quote(text: str) -> str:
+    return '"' + shorten(" ".join(text.split()), EVIDENCE_CHARS) + '"'
+
+
+def _breaking_words(text: str, low: str, where: str, compiled: Compiled, out: list[str]) -> None:
+    """Removal/renaming phrases in ``text``; a hit whose clause matches an ignore pattern is dropped."""
+    for m in compiled.breaking_patterns.finditer(text, low):
+        if len(out) >= MAX_EVIDENCE_WORDS:
+            return
+        lo = max(0, m.start() - IGNORE_LOOKBEHIND)
+        breaks = list(_CLAUSE_BREAK.finditer(text, lo, m.start()))
+        if breaks:
+            lo = breaks[-1].end()
+        clause = text[lo : m.end()]
+        clause_low = clause.lower()
+        if compiled.breaking_ignore.search(clause, clause_low):
+            continue
+        ev = f"{where}: {_quote(m.group(0))}"
+        if ev not in out:
+            out.append(ev)
+
+
+def _group(m: re.Match[str], name: str) -> str | None:
+    return m.group(name) if name in m.re.groupindex else None
+
+
+def classify(pr: PullRequest, profile: Profile) -> Classification:
+    """Classify one PR with ``profile``; never raises on odd titles, bodies or paths."""
+    c = profile.compiled
+    fl = profile.flags
+    title = pr.title
+    title_low = title.lower()
+    parsed = parse_title(title)
+
+    # -- title tags, conventional-commit prefix, labels ------------------------------------------
+    tag_modules: list[str] = []
+    tag_kind: str | None = None
+    breaking: list[str] = []
+    for tag in parsed.tags:
+        key = norm(tag)
+        parts = [key]
+        if key not in c.module_tags and key not in c.kind_tags and key not in c.breaking_tags:
+            parts = [norm(p) for p in split_tag(tag)] or [key]
+        for k in parts:
+            module = c.module_tags.get(k)
+            if module is not None:
+                _add(tag_modules, module)
+            kind = c.kind_tags.get(k)
+            if kind is not None and tag_kind is None:
+                tag_kind = kind
+            if k in c.breaking_tags and fl.breaking.enabled:
+                _add(breaking, f"tag: [{tag}]")
+    if parsed.prefix:
+        k = norm(parsed.prefix)
+        scoped_kind = c.kind_prefixes.get(f"{k}({norm(parsed.scopes[0])})") if parsed.scopes else None
+        kind = scoped_kind or c.kind_prefixes.get(k) or c.kind_tags.get(k)
+        module = c.module_tags.get(k)
+        if kind is not None and tag_kind is None:
+            tag_kind = kind
+        if module is not None:
+            _add(tag_modules, module)
+        if kind is not None or module is not None:
+            for scope in parsed.scopes:
+                for part in split_tag(scope):
+                    scoped = c.module_tags.get(norm(part))
+                    if scoped is not None:
+                        _add(tag_modules, scoped)
+            if parsed.bang and fl.breaking.enabled and fl.breaking.conventional_bang:
+                scope = f"({','.join(parsed.scopes)})" if parsed.scopes else ""
+                breaking.append(f'title: "{parsed.prefix}{scope}!:"')
+
+    label_keys = [norm(label) for label in pr.labels]
+    label_modules = [lm for k in label_keys if (lm := c.module_labels.get(k)) is not None]
+    label_kind = next((kd for k in label_keys if (kd := c.kind_labels.get(k)) is not None), None)
+
+    files = _Files(pr.files, c)
+    body = pr.body
+
+    # -- revert (it decides the kind) ---------------------------------------------------------------
+    revert: list[str] = []
+    if fl.revert.enabled:
+        m = c.revert_title.search(parsed.after_tags, parsed.after_tags.lower())
+        if m:
+            revert.append(shorten((_group(m, "what") or m.group(0)).strip(), EVIDENCE_CHARS))
+        if body:
+            body_low = body.lower()
+            if c.revert_body.possible(body_low):
+                for gated in c.revert_body:
+                    m = gated.search(body, body_low)
+                    if m:
+                        _add(revert, shorten((_group(m, "what") or m.group(0)).strip(), EVIDENCE_CHARS))
+
+    # -- modules ----------------------------------------------------------------------------------
+    modules: list[str] = tag_modules
+    for name in label_modules:
+        _add(modules, name)
+    kind_words: list[str] = []
+    for owner in c.keywords.find(title):
+        if owner[0] == "m":
+            _add(modules, owner[2:])
+        else:
+            kind_words.append(owner[2:])
+    for i in c.module_pattern_rules:
+        rule = c.modules[i]
+        if rule.name not in modules and any(p.search(title, title_low) for p in rule.patterns):
+            modules.append(rule.name)
+    if files.n:
+        candidates: set[int] = set()
+        by_set = c.module_rules_by_set
+        for set_id in files.count:
+            candidates.update(by_set.get(set_id, ()))
+        path_hits: list[tuple[int, int, str]] = []
+        for i in candidates:
+            rule = c.modules[i]
+            lines = files.rule_lines(rule)
+            if lines is not None:
+                path_hits.append((-lines, i, rule.name))
+        path_hits.sort()
+        for _, _, name in path_hits:
+            _add(modules, name)
+    if not modules:
+        modules.append(profile.catch_all_module)
+
+    # -- kind -------------------------------------------------------------------------------------
+    if revert and "revert" in profile.kinds:
+        kind = "revert"
+    elif tag_kind is not None:
+        kind = tag_kind
+    elif label_kind is not None:
+        kind = label_kind
+    else:
+        kind = _kind_from_rules(title, title_low, kind_words, files, c) or profile.default_kind
+
+    # -- flags --------------------------------------------------------------------------------------
+    flags: list[Flag] = []
+    cleaned = clean_body(body)
+
+    core_files = files.matching(c.core_set)
+    if core_files:
+        flags.append(_flag("core-path", _capped(core_files, fl.core_path.max_evidence)))
+
+    mt = fl.missing_tests
+    if (mt.enabled and files.n and c.source_set is not None and c.source_set in files.count
+            and (c.test_set is None or c.test_set not in files.count) and kind not in mt.exempt_kinds):
+        src_lines = 0
+        src_files = 0
+        source_set, exempt_set = c.source_set, c.exempt_set
+        for (_, changed), ids in zip(files.paths, files.ids, strict=True):
+            if source_set in ids and exempt_set not in ids:
+                src_lines += changed
+                src_files += 1
+        if src_lines >= mt.min_source_lines:
+            noun = "file" if src_files == 1 else "files"
+            flags.append(_flag("missing-tests", [
+                f"{src_lines:,} source lines changed in {src_files} {noun}, no test file changed"]))
+
+    if fl.breaking.enabled:
+        for label, key in zip(pr.labels, label_keys, strict=True):
+            if key in c.breaking_labels:
+                _add(breaking, f"label: {label}")
+        _breaking_words(title, title_low, "title", c, breaking)
+        if cleaned:
+            _breaking_words(cleaned, cleaned.lower(), "body", c, breaking)
+        if breaking:
+            flags.append(_flag("breaking", breaking[:MAX_EVIDENCE_WORDS]))
+
+    if fl.dependency.enabled:
+        dep_ev = _capped(files.matching(c.dependency_set), fl.dependency.max_evidence)
+        m = c.dependency_patterns.search(title, title_low)
+        if m:
+            dep, old, new = _group(m, "name"), _group(m, "old"), _group(m, "new")
+            if dep and new:
+                dep_ev.append(f"{dep} {old} → {new}" if old else f"{dep} → {new}")
+            else:
+                dep_ev.append(_quote(m.group(0)))
+        if dep_ev:
+            flags.append(_flag("dependency", dep_ev))
+
+    adds, dels = pr.additions, pr.deletions
+    if adds + dels == 0 and files.total:
+        adds = sum(f.additions for f in pr.files)
+        dels = sum(f.deletions for f in pr.files)
+    ignored = files.lines.get(c.large_ignore_set, 0) if c.large_ignore_set is not None else 0
+    size = max(0, adds + dels - ignored)
+    if fl.large.enabled:
+        large_ev: list[str] = []
+        if size >= fl.large.lines:
+            text = f"{size:,} lines changed (+{adds:,} −{dels:,})"
+            if ignored:
+                text += f", not counting {ignored:,} lines in generated or data files"
+            large_ev.append(text)
+        n_files = max(pr.changed_files or 0, files.n)
+        if n_files >= fl.large.files:
+            large_ev.append(f"{n_files:,} files changed")
+        if large_ev:
+            flags.append(_flag("large", large_ev))
+
+    if revert:
+        flags.append(_flag("revert", revert))
+
+    # -- highlights, gist -----------------------------------------------------------------------------
+    found = highlights(parsed.after_tags, cleaned)
+    summary = gist(body, parsed.after_tags or title, cleaned=cleaned)
+
+    # -- key-PR score -----------------------------------------------------------------------------------
+    breakdown = _score(profile, flags, kind, size, found, modules, pr.labels, label_keys, len(core_files))
+    score = round(sum(p.points for p in breakdown), 2)
+
+    return Classification(
+        modules=modules,
+        kind=kind,
+        flags=flags,
+        score=score,
+        breakdown=breakdown,
+        highlights=found,
+        gist=summary,
+        profile=profile.name,
+        profile_version=profile.version,
+    )
+
+
+def _kind_from_rules(
+    title: str, title_low: str, kind_words: list[str], files: _Files, c: Compiled
+) -> str | None:
+    if files.n:
+        for rule in c.kinds:
+            if rule.only_set is not None and files.every(rule.only_set):
+                return rule.name
+    hits = set(kind_words)
+    for rule in c.kinds:
+        if rule.patterns and rule.name not in hits and any(p.search(title, title_low) for p in rule.patterns):
+            hits.add(rule.name)
+    if hits:
+        return min(hits, key=lambda name: c.kind_order[name])
+    if files.n:
+        for rule in c.kinds:
+            if any(s in files.count for s in rule.any_sets) or (
+                rule.all_sets and all(s in files.count for s in rule.all_sets)
+            ):
+                return rule.name
+    return None
+
+
+_FLAG_REASONS: dict[FlagKind, str] = {
+    "core-path": "core path",
+    "missing-tests": "no tests for source changes",
+    "breaking": "breaking change",
+    "dependency": "dependency change",
+    "large": "large change",
+    "revert": "revert",
+}
+
+
+def _score(
+    profile: Profile,
+    flags: list[Flag],
+    kind: str,
+    size: int,
+    found: list[str],
+    modules: list[str],
+    labels: list[str],
+    label_keys: list[str],
+    core_count: int,
+) -> list[ScorePart]:
+    """The score's parts; weights are the profile's (data), reasons say what earned them."""
+    s = profile.score
+    parts: list[ScorePart] = []
+    cache = profile.compiled.score_parts
+
+    def add(reason: str, points: float) -> None:
+        if points:
+            key = (reason, points)
+            part = cache.get(key)
+            if part is None:
+                part = cache[key] = ScorePart(reason=reason, points=round(points, 2))
+            parts.append(part)
+
+    for f in flags:
+        points = s.flags.get(f.kind, 0.0)
+        if points:
+            reason = _FLAG_REASONS[f.kind]
+            if f.kind == "core-path":
+                reason += f" ({core_count} file{'s' if core_count != 1 else ''})"
+            add(reason, points)
+    add(f"kind: {kind}", s.kinds.get(kind, 0.0))
+    tier: tuple[int, float] | None = None
+    for lines, points in profile.compiled.size_tiers:
+        if size >= lines:
+            tier = (lines, points)
+    if tier is not None:
+        add(f"size: ≥ {tier[0]:,} lines changed", tier[1])
+    if found:
+        add("measured effect stated", s.highlight)
+    real = [m for m in modules if m != profile.catch_all_module]
+    if len(real) >= s.many_modules_min:
+        add(f"touches {len(real)} modules", s.many_modules)
+    if s.modules:
+        for m in modules:
+            add(f"module: {m}", s.modules.get(m, 0.0))
+    if s.labels:
+        for label, key in zip(labels, label_keys, strict=True):
+            add(f"label: {label}", profile.compiled.score_labels.get(key, 0.0))
+    return parts

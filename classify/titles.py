@@ -1,0 +1,101 @@
+"""Reading the structure of a PR title: bracket tags, conventional-commit prefix, series markers.
+
+Real titles stack tags (``[ROCm][Bugfix]``, ``[Hardware][AMD]``), spell them many ways (``[BugFix]``,
+``[Spec Decode]``, ``[torch.compile]``), mix in series markers (``[3/N]``, ``[last/6]``) and
+conventional-commit prefixes (``fix(rocm):``, ``feat!:``). This module only splits them out; the
+profile decides what each tag means.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TAG = re.compile(r"\s*[\[【]([^\[\]【】]{0,60})[\]】]\s*[:\-–|]?\s*")
+_TRAILING_TAG = re.compile(r"\s*\[([^\[\]]{1,60})\]\s*$")
+_PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
+_SERIES = re.compile(r"^\s*(?:\d+|last|final|n|x)\s*(?:/|of)\s*(?:\d+|n|x)\s*$", re.I)
+_CONVENTIONAL = re.compile(
+    r"(?:\((?P<ptype>[A-Za-z][\w/ -]{0,24})\)|(?P<type>[A-Za-z][\w-]{0,24}))"
+    r"(?:\((?P<scope>[^()]{1,40})\))?(?P<bang>!)?:\s+"
+)
+_SPLIT = re.compile(r"\s*[+,&|/]\s*")
+_NORM_DROP = str.maketrans("", "", " \t_-.")
+
+
+def norm(word: str) -> str:
+    """The comparison form of a tag, synonym or label: lower case, no spaces, '-', '_' or '.'."""
+    return word.lower().translate(_NORM_DROP)
+
+
+def is_series_marker(tag: str) -> bool:
+    """``1/N``, ``3/n``, ``12/N``, ``last/6``, ``2 of 5``: position in a PR series, not a topic."""
+    return _SERIES.match(tag) is not None
+
+
+def split_tag(tag: str) -> list[str]:
+    """The parts of a composite tag like ``kv_offload+HMA`` or ``Kernel/MoE``."""
+    return [p for p in _SPLIT.split(tag) if p]
+
+
+@dataclass(frozen=True)
+class ParsedTitle:
+    tags: tuple[str, ...]
+    """Bracket tags in title order, series markers removed, as written (not normalised)."""
+    prefix: str | None
+    """Conventional-commit type (``fix`` in ``fix(rocm): …``) or ``(bugfix):`` style prefix, as written."""
+    scopes: tuple[str, ...]
+    """Conventional-commit scopes (``rocm`` in ``fix(rocm): …``), split on commas."""
+    bang: bool
+    """``feat!: …`` — the conventional-commit mark for a breaking change."""
+    text: str
+    """The title with tags, prefix and the ``(#123)`` squash suffix removed."""
+    after_tags: str
+    """The title with only the tags and the squash suffix removed (keeps an unknown ``Word:`` prefix)."""
+
+
+def parse_title(title: str) -> ParsedTitle:
+    """Split ``title`` into its tags, conventional-commit prefix and remaining text."""
+    rest = _PR_SUFFIX.sub("", title)
+    tags: list[str] = []
+    pos = 0
+    tags_end = 0
+    prefix: str | None = None
+    scopes: tuple[str, ...] = ()
+    bang = False
+    while True:
+        m = _TAG.match(rest, pos)
+        if m:
+            tags.append(m.group(1).strip())
+            pos = tags_end = m.end()
+            continue
+        if prefix is None:
+            c = _CONVENTIONAL.match(rest, pos)
+            if c:
+                prefix = (c.group("type") or c.group("ptype") or "").strip()
+                scope = c.group("scope")
+                scopes = tuple(s.strip() for s in scope.split(",") if s.strip()) if scope else ()
+                bang = c.group("bang") is not None
+                pos = c.end()
+                continue
+        break
+    after_tags = rest[tags_end:]
+    rest = rest[pos:]
+    trailing: list[str] = []
+    while True:
+        t = _TRAILING_TAG.search(rest)
+        if not t or len(trailing) >= 3:
+            break
+        trailing.insert(0, t.group(1).strip())
+        rest = rest[: t.start()]
+        if after_tags.endswith(t.group(0)):
+            after_tags = after_tags[: -len(t.group(0))]
+    tags.extend(trailing)
+    return ParsedTitle(
+        tags=tuple(t for t in tags if t and not is_series_marker(t)),
+        prefix=prefix,
+        scopes=scopes,
+        bang=bang,
+        text=rest.strip(),
+        after_tags=after_tags.strip(),
+    )
