@@ -17,12 +17,16 @@ skipped.
 
 from __future__ import annotations
 
+import queue
 import re
 import subprocess
+import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO
 
 from classify.models import ChangeType, FileChange, PullRequest
 
@@ -45,7 +49,8 @@ _RAW_TYPES: dict[str, ChangeType] = {
     "T": "changed",
 }
 _FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%cI%x1f%B%x1f"
-_CHUNK = 1 << 20
+_CHUNK = 1 << 16
+_QUEUED_CHUNKS = 1024  # at most 64 MiB of git output read ahead of the parser
 
 
 class GitError(Exception):
@@ -134,62 +139,29 @@ def author_login(name: str, email: str) -> str:
     return m.group("login") if m else name.strip()
 
 
-class _AuthorLookup:
-    """Authors of arbitrary commits through one long-lived ``git cat-file --batch`` process."""
-
-    def __init__(self, path: Path) -> None:
-        self._proc = subprocess.Popen(
-            ["git", "-C", str(path), "cat-file", "--batch"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-
-    def author(self, sha: str) -> tuple[str, str] | None:
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._proc.stdin.write(sha.encode() + b"\n")
-        self._proc.stdin.flush()
-        header = self._proc.stdout.readline().split()
-        if len(header) != 3 or header[1] != b"commit":
-            return None
-        body = self._proc.stdout.read(int(header[2]) + 1)
-        for line in body.split(b"\n"):
-            if not line:
-                break
-            if line.startswith(b"author "):
-                m = re.match(rb"author (.*) <(.*)> \d+ [+-]\d{4}$", line)
-                if m:
-                    return m.group(1).decode("utf-8", "replace"), m.group(2).decode("utf-8", "replace")
-        return None
-
-    def close(self) -> None:
-        if self._proc.stdin:
-            self._proc.stdin.close()
-        try:
-            self._proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-        if self._proc.stdout:
-            self._proc.stdout.close()
+def commit_authors(path: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
+    """(name, email) of the author of each commit, read by one ``git log --no-walk --stdin``."""
+    if not shas:
+        return {}
+    result = subprocess.run(
+        ["git", "-C", str(path), "log", "--no-walk=unsorted", "--stdin", "--format=%H%x1f%an%x1f%ae"],
+        input="\n".join(shas).encode() + b"\n",
+        capture_output=True,
+        timeout=120,
+    )
+    found: dict[str, tuple[str, str]] = {}
+    for line in result.stdout.decode("utf-8", "replace").splitlines():
+        parts = line.split("\x1f")
+        if len(parts) == 3:
+            found[parts[0]] = (parts[1], parts[2])
+    return found
 
 
 def _merge_author(
-    root: Path,
-    parents: list[str],
-    head_owner: str,
-    repo_owner: str,
-    name: str,
-    email: str,
-    lookup_box: list[_AuthorLookup],
+    found: tuple[str, str] | None, head_owner: str, repo_owner: str, name: str, email: str
 ) -> str:
     """Who wrote a merged PR: the second parent's GitHub login (noreply address), else the fork
     owner from "from owner/branch", else the second parent's name, else the merge commit's author."""
-    found = None
-    if len(parents) > 1:
-        if not lookup_box:
-            lookup_box.append(_AuthorLookup(root))
-        found = lookup_box[0].author(parents[1])
     if found and _NOREPLY.match(found[1].strip()):
         return author_login(*found)
     if head_owner and head_owner.lower() != repo_owner:
@@ -247,6 +219,28 @@ def _parse_changes(tokens: list[bytes]) -> list[FileChange]:
     return files
 
 
+def _put(out: queue.Queue[bytes | None], item: bytes | None, stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            out.put(item, timeout=0.1)
+            return
+        except queue.Full:
+            continue
+
+
+def _drain(stream: IO[bytes], out: queue.Queue[bytes | None], stop: threading.Event) -> None:
+    """Copy a pipe into a queue so git never waits for Python (they run on two cores)."""
+    try:
+        while not stop.is_set():
+            chunk = stream.read1(_CHUNK)  # type: ignore[attr-defined]
+            if not chunk:
+                break
+            _put(out, chunk, stop)
+    except (OSError, ValueError):
+        pass  # the pipe was closed under us: the consumer has stopped
+    _put(out, None, stop)
+
+
 def _records(path: Path, args: list[str]) -> Iterator[bytes]:
     """Raw commit records of ``git log`` streamed as they arrive (split on the \\x1e marker)."""
     cmd = [
@@ -263,37 +257,70 @@ def _records(path: Path, args: list[str]) -> Iterator[bytes]:
         "diff.renameLimit=4000",
         *args,
     ]
-    try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    except FileNotFoundError as exc:
-        raise GitError("git is not installed (needed for --git)") from exc
-    assert proc.stdout is not None
-    buf = b""
-    completed = False
-    try:
-        while True:
-            chunk = proc.stdout.read(_CHUNK)
-            if not chunk:
-                break
-            buf += chunk
-            parts = buf.split(b"\x1e")
-            buf = parts.pop()
-            for part in parts:
-                if part.strip(b"\n\x00"):
-                    yield part
-        if buf.strip(b"\n\x00"):
-            yield buf
-        completed = True
-    finally:
-        if not completed:
-            proc.kill()
-        proc.stdout.close()
-        err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
-        if proc.stderr:
-            proc.stderr.close()
-        code = proc.wait()
+    with tempfile.TemporaryFile() as errors:
+        try:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors)
+        except FileNotFoundError as exc:
+            raise GitError("git is not installed (needed for --git)") from exc
+        assert proc.stdout is not None
+        chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=_QUEUED_CHUNKS)
+        stop = threading.Event()
+        reader = threading.Thread(
+            target=_drain, args=(proc.stdout, chunks, stop), name="git-log-reader", daemon=True
+        )
+        reader.start()
+        buf = b""
+        completed = False
+        try:
+            while (chunk := chunks.get()) is not None:
+                buf += chunk
+                parts = buf.split(b"\x1e")
+                buf = parts.pop()
+                for part in parts:
+                    if part.strip(b"\n\x00"):
+                        yield part
+            if buf.strip(b"\n\x00"):
+                yield buf
+            completed = True
+        finally:
+            stop.set()
+            if not completed:
+                proc.kill()
+            reader.join(timeout=10)
+            proc.stdout.close()
+            code = proc.wait()
+        errors.seek(0)
+        err = errors.read().decode("utf-8", "replace").strip()
     if code != 0:
-        raise GitError(f"git log failed in {path}: {err.strip().splitlines()[-1] if err.strip() else code}")
+        raise GitError(f"git log failed in {path}: {err.splitlines()[-1] if err else code}")
+
+
+@dataclass
+class _Commit:
+    parents: list[str]
+    name: str
+    email: str
+    merged_at: datetime
+    message: str
+    changes: bytes
+
+
+def _commits(root: Path, args: list[str], stats: GitLogStats) -> Iterator[_Commit]:
+    for record in _records(root, args):
+        head, _, rest = record.partition(b"\x00")
+        fields = head.decode("utf-8", "replace").split("\x1f", 5)
+        if len(fields) < 6:
+            continue
+        _sha, parents, name, email, committed, message = fields
+        stats.commits += 1
+        yield _Commit(
+            parents.split(),
+            name,
+            email,
+            datetime.fromisoformat(committed).astimezone(UTC),
+            message.removesuffix("\x1f"),
+            rest,
+        )
 
 
 def iter_merged_prs(
@@ -307,11 +334,13 @@ def iter_merged_prs(
     web: str = "https://github.com",
     base_branch: str | None = None,
     stats: GitLogStats | None = None,
+    group: int = 256,
 ) -> Iterator[PullRequest]:
     """Merged PRs on ``rev``'s first-parent line, newest first, each number once (the newest).
 
     ``exclude`` (a commit) limits the walk to commits after it (incremental imports); ``since`` and
-    ``until`` bound the merge (committer) time to [since, until).
+    ``until`` bound the merge (committer) time to [since, until). Commits are handled in groups of
+    ``group`` so the authors of merge commits' second parents are read with one git call per group.
     """
     root = open_repo(path)
     stats = stats if stats is not None else GitLogStats()
@@ -341,48 +370,20 @@ def iter_merged_prs(
         args.append(f"^{exclude}")
     args.append("--")
     seen: set[int] = set()
-    lookup_box: list[_AuthorLookup] = []
-    try:
-        for record in _records(root, args):
-            head, _, rest = record.partition(b"\x00")
-            fields = head.decode("utf-8", "replace").split("\x1f", 5)
-            if len(fields) < 6:
-                continue
-            _sha, parents, name, email, committed, message = fields
-            message = message.removesuffix("\x1f")
-            stats.commits += 1
-            merged_at = datetime.fromisoformat(committed).astimezone(UTC)
-            if (since is not None and merged_at < since) or (until is not None and merged_at >= until):
-                continue
-            lines = message.strip("\n").split("\n")
-            subject = lines[0].strip()
-            m_merge = _MERGE.match(subject)
-            m_squash = None if m_merge else _SQUASH.match(subject)
-            if m_merge:
-                number = int(m_merge.group("num"))
-                rest_lines = lines[1:]
-                while rest_lines and not rest_lines[0].strip():
-                    rest_lines.pop(0)
-                title = rest_lines[0].strip() if rest_lines else subject
-                body = "\n".join(rest_lines[1:])
-                head = m_merge.group("head")
-                head_owner = head.split("/", 1)[0] if "/" in head else ""
-                author = _merge_author(root, parents.split(), head_owner, owner, name, email, lookup_box)
-            elif m_squash:
-                number = int(m_squash.group("num"))
-                title = m_squash.group("title").strip()
-                body = "\n".join(lines[1:])
-                author = author_login(name, email)
+    pending: list[tuple[_Commit, int, str, str, str]] = []  # commit, number, title, body, head owner
+
+    def flush() -> Iterator[PullRequest]:
+        merges = [
+            c.parents[1] for c, _n, _t, _b, owner_of in pending if owner_of is not None and len(c.parents) > 1
+        ]
+        authors = commit_authors(root, merges)
+        for commit, number, title, body, head_owner in pending:
+            if head_owner is None:
+                author = author_login(commit.name, commit.email)
             else:
-                stats.skipped += 1
-                if len(stats.skipped_subjects) < 20:
-                    stats.skipped_subjects.append(subject[:120])
-                continue
-            if number in seen or number <= 0:
-                stats.duplicates += 1
-                continue
-            seen.add(number)
-            files = _parse_changes(rest.split(b"\x00"))
+                second = authors.get(commit.parents[1]) if len(commit.parents) > 1 else None
+                author = _merge_author(second, head_owner, owner, commit.name, commit.email)
+            files = _parse_changes(commit.changes.split(b"\x00"))
             stats.prs += 1
             yield PullRequest(
                 repo=repo,
@@ -390,7 +391,7 @@ def iter_merged_prs(
                 title=title,
                 body=clean_body(body),
                 author=author,
-                merged_at=merged_at,
+                merged_at=commit.merged_at,
                 base_branch=branch,
                 additions=sum(f.additions for f in files),
                 deletions=sum(f.deletions for f in files),
@@ -398,6 +399,42 @@ def iter_merged_prs(
                 url=f"{web.rstrip('/')}/{repo}/pull/{number}",
                 source="git",
             )
-    finally:
-        for lookup in lookup_box:
-            lookup.close()
+        pending.clear()
+
+    for commit in _commits(root, args, stats):
+        if since is not None and commit.merged_at < since:
+            continue
+        if until is not None and commit.merged_at >= until:
+            continue
+        lines = commit.message.strip("\n").split("\n")
+        subject = lines[0].strip()
+        m_merge = _MERGE.match(subject)
+        m_squash = None if m_merge else _SQUASH.match(subject)
+        head_owner: str | None
+        if m_merge:
+            number = int(m_merge.group("num"))
+            rest_lines = lines[1:]
+            while rest_lines and not rest_lines[0].strip():
+                rest_lines.pop(0)
+            title = rest_lines[0].strip() if rest_lines else subject
+            body = "\n".join(rest_lines[1:])
+            head = m_merge.group("head")
+            head_owner = head.split("/", 1)[0] if "/" in head else ""
+        elif m_squash:
+            number = int(m_squash.group("num"))
+            title = m_squash.group("title").strip()
+            body = "\n".join(lines[1:])
+            head_owner = None
+        else:
+            stats.skipped += 1
+            if len(stats.skipped_subjects) < 20:
+                stats.skipped_subjects.append(subject[:120])
+            continue
+        if number in seen or number <= 0:
+            stats.duplicates += 1
+            continue
+        seen.add(number)
+        pending.append((commit, number, title, body, head_owner))
+        if len(pending) >= group:
+            yield from flush()
+    yield from flush()
