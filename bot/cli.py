@@ -111,14 +111,66 @@ def _make_command(name: str) -> click.Command:
     @click.argument("words", nargs=-1)
     @click.pass_context
     def cmd(click_ctx: click.Context, words: tuple[str, ...], db: Path | None, repo: str | None, fmt: str,
-            lang: str | None) -> None:
+            lang: str | None, post: str | None = None) -> None:
         reply, _ = run_command(name, words, db=db, repo=repo, fmt=fmt, lang=lang)
+        if post and reply.ok:
+            click_ctx.exit(post_to(reply, post))
         click_ctx.exit(emit(reply, fmt))
 
+    if name == "digest":
+        cmd = click.option("--post", default=None, metavar="slack:CHANNEL_ID",
+                           help="Post the digest to a Slack channel (lead message + thread) instead of printing it.")(cmd)
     return cmd
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def post_to(reply: Reply, target: str) -> int:
+    """``--post slack:C0123``: deliver the reply through the platform adapter; returns the exit code."""
+    platform, _, channel = target.partition(":")
+    if platform != "slack" or not channel:
+        raise Failure(f"--post {target!r}: use slack:CHANNEL_ID, e.g. slack:C0123456789")
+    from bot.slack.post import SlackPostError, post_reply
+
+    try:
+        result = post_reply(reply, channel, _settings())
+    except ConfigError as exc:
+        raise Failure(str(exc)) from None
+    except SlackPostError as exc:
+        click.echo(f"prdigest: {exc}", err=True)
+        return 1
+    click.echo(f"posted to slack:{result.channel}: lead message {result.ts} with {len(result.replies)} thread replies")
+    return 0
+
+
+class LazyGroup(click.Group):
+    """Edge commands whose adapters pull in heavy SDKs (slack_bolt, aiohttp, httpx) are imported
+    only when invoked, so `prdigest digest` starts in a fraction of a second."""
+
+    lazy: dict[str, tuple[str, str, str]] = {
+        "sync": ("bot.sync_cli", "sync", "Fetch merged PRs from GitHub or a local clone, classify and cache them."),
+        "serve": ("bot.slack.serve", "serve", "Run the Slack app: /digest /risks /pr /search /help."),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.lazy])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy:
+            import importlib
+
+            module, attr, _ = self.lazy[cmd_name]
+            command = getattr(importlib.import_module(module), attr)
+            assert isinstance(command, click.Command)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, self.lazy[name][2] if name in self.lazy else (self.commands[name].get_short_help_str(60)))
+                for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="prdigest")
 def cli() -> None:
     """Weekly digests, risk flags and slash commands for the merged PRs of a GitHub repository."""
