@@ -34,7 +34,7 @@ WEEK = timedelta(days=7)
 def _row(name: str, prs: int, big: int, used: int, bound: int | None, seconds: float) -> None:
     limit = "" if bound is None else f"{bound:>6}"
     ok = "" if bound is None else ("ok" if used <= bound else "OVER")
-    print(f"{name:<52} {prs:>6} {big:>5} {used:>6} {limit:>6} {ok:>4} {seconds:>7.2f}s")
+    print(f"{name:<52} {prs:>7} {big:>5} {used:>6} {limit:>6} {ok:>4} {seconds:>7.2f}s")
 
 
 def main() -> None:

@@ -503,7 +503,7 @@ def pr_from_node(repo: str, node: dict[str, Any]) -> PullRequest:
         additions=int(node.get("additions") or 0),
         deletions=int(node.get("deletions") or 0),
         files=files,
-        changed_files=int(node.get("changedFiles") if node.get("changedFiles") is not None else len(files)),
+        changed_files=int(node["changedFiles"]) if node.get("changedFiles") is not None else len(files),
         url=str(node.get("url") or ""),
         source="api",
     )

@@ -210,9 +210,11 @@ def _parse_changes(tokens: list[bytes]) -> list[FileChange]:
             counts[new] = (add, dele)
     files = []
     for p in order:
-        change, old = raw[p]
+        change, previous = raw[p]
         add, dele = counts.get(p, (0, 0))
-        files.append(FileChange(path=p, additions=add, deletions=dele, change_type=change, previous_path=old))
+        files.append(
+            FileChange(path=p, additions=add, deletions=dele, change_type=change, previous_path=previous)
+        )
     for p, (add, dele) in counts.items():
         if p not in raw:
             files.append(FileChange(path=p, additions=add, deletions=dele))
@@ -370,7 +372,7 @@ def iter_merged_prs(
         args.append(f"^{exclude}")
     args.append("--")
     seen: set[int] = set()
-    pending: list[tuple[_Commit, int, str, str, str]] = []  # commit, number, title, body, head owner
+    pending: list[tuple[_Commit, int, str, str, str | None]] = []  # commit, number, title, body, head owner
 
     def flush() -> Iterator[PullRequest]:
         merges = [

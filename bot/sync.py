@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import github as gh
+from bot import github_queries as queries
 from bot import gitlog
 from classify.models import Classification, PullRequest
 from storage import sync_state
@@ -212,7 +213,7 @@ def sync_api(
         report.notes.append("nothing to fetch: the requested range is empty")
         return finish_report(report, client, requests_before, watermark)
 
-    page_size = [gh.Q.PAGE_SIZE]
+    page_size = [queries.PAGE_SIZE]
 
     def shrink(variables: dict[str, Any]) -> dict[str, Any]:
         page_size[0] = max(MIN_PAGE, page_size[0] // 2)
@@ -328,6 +329,35 @@ def fetch_and_store(
     with sync_state.transaction(store.db):
         store.upsert([(pr, classifier(pr))])
     return store.get(repo, number)
+
+
+def on_demand_fetcher(
+    settings: Any, store: PRStore, profile: Any, *, timeout: float = 15.0, max_wait: float = 30.0
+) -> Callable[[str, int], StoredPR | None] | None:
+    """For ``pr NUMBER`` on a PR missing from the cache: None without GITHUB_TOKEN, else a function.
+
+    The function ``fetch(repo, number)`` fetches the merged PR (one request, plus one per 200 files
+    beyond the first 100), classifies it, caches it and returns the stored row, or None when GitHub
+    has no merged PR with that number. Failures (rejected token, rate limit longer than
+    ``max_wait``, GitHub down) raise ``RuntimeError`` with a one-line reason, so callers in
+    ``commands/`` need no GitHub types. It blocks; call it from a thread in async code, with a store
+    whose SQLite connection may be used from that thread.
+    """
+    token = settings.github_token.get_secret_value().strip() if settings.github_token is not None else ""
+    if not token:
+        return None
+    classifier = classifier_for(profile)
+
+    def fetch(repo: str, number: int) -> StoredPR | None:
+        try:
+            with gh.client_from_settings(settings, timeout=timeout, max_wait=max_wait) as client:
+                return fetch_and_store(store, client, classifier, repo, number)
+        except gh.GitHubError as exc:
+            raise RuntimeError(str(exc)) from exc
+        except ValueError as exc:  # a bad PRDIGEST_GITHUB_API_URL
+            raise RuntimeError(str(exc)) from exc
+
+    return fetch
 
 
 # -- git ------------------------------------------------------------------------------------------

@@ -51,14 +51,11 @@ SECONDARY_MESSAGE = (
 
 
 def schema_path() -> Path | None:
-    """Where GitHub's schema is: $PRDIGEST_GITHUB_SCHEMA, else ../shared/github/schema.graphql."""
+    """Where GitHub's schema is: $PRDIGEST_GITHUB_SCHEMA when set (even if wrong: then None), else
+    ../shared/github/schema.graphql."""
     env = os.environ.get(SCHEMA_ENV)
-    candidates = [Path(env)] if env else []
-    candidates.append(DEFAULT_SCHEMA)
-    for path in candidates:
-        if path.is_file():
-            return path
-    return None
+    path = Path(env) if env else DEFAULT_SCHEMA
+    return path if path.is_file() else None
 
 
 @lru_cache(maxsize=2)
@@ -79,9 +76,10 @@ def require_schema() -> Any:
     if schema is None:
         import pytest
 
+        where = os.environ.get(SCHEMA_ENV) or str(DEFAULT_SCHEMA)
         pytest.skip(
-            f"GitHub GraphQL schema not found (looked at ${SCHEMA_ENV} and {DEFAULT_SCHEMA}); "
-            "the fake GitHub executes queries against it"
+            f"GitHub GraphQL schema not found at {where} (set ${SCHEMA_ENV} or provide "
+            "../shared/github/schema.graphql); the fake GitHub executes queries against it"
         )
     return schema
 

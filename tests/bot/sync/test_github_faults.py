@@ -226,3 +226,17 @@ def test_connection_refused_is_retried_then_reported(make_client: ClientFactory,
     with pytest.raises(GitHubUnavailable, match="connection to GitHub failed"):
         _rate(client)
     assert client.requests == 3 and clock.sleeps == [1.0, 2.0]
+
+
+def test_fake_search_never_serves_past_1000(fake: FakeGitHub, client: GitHubClient) -> None:
+    fake.add_prs(REPO, make_prs(1050, datetime(2026, 5, 4, tzinfo=UTC), NOW))
+    q = search_string(REPO, datetime(2026, 5, 4, tzinfo=UTC), NOW)
+    after, served = None, 0
+    for _ in range(20):
+        page = search_page(client, q, after=after)
+        assert page.issue_count == 1050
+        served += len(page.nodes)
+        if not page.has_next:
+            break
+        after = page.end_cursor
+    assert served == 1000

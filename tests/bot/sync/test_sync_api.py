@@ -14,7 +14,7 @@ from classify.models import FileChange, PullRequest
 from storage import sync_state
 from storage.db import connect
 from storage.prs import PRStore
-from tests.fakes.github import FakeGitHub, FakePR, make_prs
+from tests.fakes.github import TOKEN, FakeGitHub, FakePR, make_prs
 
 from .conftest import NOW, REPO
 from .helpers import assert_same_rows
@@ -323,3 +323,29 @@ def test_sync_waits_out_faults_and_still_matches(
     report = _week(store, make_client(), classifier)
     assert report.complete
     assert_same_rows(store.db, clean.db)
+
+
+def test_on_demand_fetcher_for_the_pr_command(fake: FakeGitHub, store: PRStore) -> None:
+    from types import SimpleNamespace
+
+    from pydantic import SecretStr
+
+    from bot.sync import on_demand_fetcher
+    from classify.rules import load_profile
+
+    prs = make_prs(2, WEEK_START, NOW)
+    fake.add_prs(REPO, prs)
+    profile = load_profile("vllm")
+    settings = SimpleNamespace(github_token=None, prdigest_github_api_url=fake.url)
+    assert on_demand_fetcher(settings, store, profile) is None
+    settings.github_token = SecretStr(TOKEN)
+    fetch = on_demand_fetcher(settings, store, profile)
+    assert fetch is not None
+    got = fetch(REPO, prs[1].number)
+    assert got is not None and got.pr.title == prs[1].title and store.get(REPO, prs[1].number) is not None
+    assert fetch(REPO, 31337) is None
+    settings.github_token = SecretStr("ghp_revoked")
+    rejected = on_demand_fetcher(settings, store, profile)
+    assert rejected is not None
+    with pytest.raises(RuntimeError, match="GITHUB_TOKEN was rejected by GitHub"):
+        rejected(REPO, prs[0].number)

@@ -28,11 +28,17 @@ def live() -> Iterator[FakeGitHub]:
 
 
 @pytest.fixture
-def env(live: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Settings for a command that never reaches GitHub (bad input, missing token, --git)."""
     monkeypatch.chdir(tmp_path)  # no developer .env
     for name in ("PRDIGEST_REPO", "PRDIGEST_RULES", "PRDIGEST_DB", "PRDIGEST_TIMEZONE", "PRDIGEST_PROFILE"):
         monkeypatch.delenv(name, raising=False)
-    return {"GITHUB_TOKEN": TOKEN, "PRDIGEST_GITHUB_API_URL": live.url}
+    return {"GITHUB_TOKEN": TOKEN, "PRDIGEST_GITHUB_API_URL": "http://127.0.0.1:9"}
+
+
+@pytest.fixture
+def live_env(live: FakeGitHub, env: dict[str, str]) -> dict[str, str]:
+    return {**env, "PRDIGEST_GITHUB_API_URL": live.url}
 
 
 def run(args: list[str], env: dict[str, str]) -> Result:
@@ -45,24 +51,28 @@ def one_line(text: str) -> str:
     return lines[0]
 
 
-def test_sync_prints_progress_and_a_summary(live: FakeGitHub, env: dict[str, str], tmp_path: Path) -> None:
+def test_sync_prints_progress_and_a_summary(
+    live: FakeGitHub, live_env: dict[str, str], tmp_path: Path
+) -> None:
     now = datetime.now(UTC)
     live.add_prs(REPO, make_prs(150, now - timedelta(days=6), now - timedelta(hours=1)))
     db = tmp_path / "cache.db"
-    result = run(["--repo", REPO, "--db", str(db)], env)
+    result = run(["--repo", REPO, "--db", str(db)], live_env)
     assert result.exit_code == 0, result.stderr
     assert one_line(result.stdout) == (
         f"{REPO} (api): fetched 150, new 150, updated 0, requests used 2, rate limit remaining 4998/5000"
     )
     assert "sync: " in result.stderr and "page 2, 150 PRs, rate limit 4998 left" in result.stderr
-    again = run(["--repo", REPO, "--db", str(db)], env)
+    again = run(["--repo", REPO, "--db", str(db)], live_env)
     assert again.exit_code == 0
     assert "fetched 0, new 0, updated 0, requests used 1," in one_line(again.stdout)
 
 
-def test_dates_are_read_in_the_configured_zone(live: FakeGitHub, env: dict[str, str], tmp_path: Path) -> None:
+def test_dates_are_read_in_the_configured_zone(
+    live: FakeGitHub, live_env: dict[str, str], tmp_path: Path
+) -> None:
     live.add_prs(REPO, [])
-    env = {**env, "PRDIGEST_TIMEZONE": "Asia/Shanghai"}
+    env = {**live_env, "PRDIGEST_TIMEZONE": "Asia/Shanghai"}
     result = run(
         ["--repo", REPO, "--db", str(tmp_path / "c.db"), "--since", "2026-05-04", "--until", "2026-05-10"],
         env,
@@ -119,21 +129,23 @@ def test_missing_token_says_how_to_create_one(
     assert "Pull requests: Read-only" in line
 
 
-def test_rejected_token(live: FakeGitHub, env: dict[str, str], tmp_path: Path) -> None:
+def test_rejected_token(live: FakeGitHub, live_env: dict[str, str], tmp_path: Path) -> None:
     live.add_prs(REPO, [])
-    result = run(["--repo", REPO, "--db", str(tmp_path / "c.db")], {**env, "GITHUB_TOKEN": "ghp_revoked"})
+    result = run(
+        ["--repo", REPO, "--db", str(tmp_path / "c.db")], {**live_env, "GITHUB_TOKEN": "ghp_revoked"}
+    )
     assert result.exit_code == 2
     assert "GITHUB_TOKEN was rejected by GitHub" in one_line(result.stderr)
     assert "requests used 1" in one_line(result.stdout)
 
 
 def test_rate_limit_longer_than_max_wait_stops_cleanly(
-    live: FakeGitHub, env: dict[str, str], tmp_path: Path
+    live: FakeGitHub, live_env: dict[str, str], tmp_path: Path
 ) -> None:
     now = datetime.now(UTC)
     live.add_prs(REPO, make_prs(250, now - timedelta(days=6), now - timedelta(hours=1)))
     live.inject_at(2, "primary", reset_in=3600)
-    result = run(["--repo", REPO, "--db", str(tmp_path / "c.db"), "--max-wait", "1m"], env)
+    result = run(["--repo", REPO, "--db", str(tmp_path / "c.db"), "--max-wait", "1m"], live_env)
     assert result.exit_code == 1
     reset = datetime.fromtimestamp(live.reset_at, UTC).strftime("%Y-%m-%d %H:%M")
     assert reset in result.stderr and "longer than --max-wait" in result.stderr
@@ -142,9 +154,9 @@ def test_rate_limit_longer_than_max_wait_stops_cleanly(
     assert "(incomplete: run sync again to continue)" in summary
 
 
-def test_unknown_repository(live: FakeGitHub, env: dict[str, str], tmp_path: Path) -> None:
+def test_unknown_repository(live: FakeGitHub, live_env: dict[str, str], tmp_path: Path) -> None:
     live.add_prs(REPO, [])
-    result = run(["--repo", "nobody/nothing", "--db", str(tmp_path / "c.db")], env)
+    result = run(["--repo", "nobody/nothing", "--db", str(tmp_path / "c.db")], live_env)
     assert result.exit_code == 1
     assert "repository nobody/nothing was not found on GitHub or GITHUB_TOKEN cannot see it" in result.stderr
 
