@@ -92,9 +92,17 @@ def _quote(text: str) -> str:
 
 
 def _breaking_words(text: str, low: str, where: str, compiled: Compiled, out: list[str]) -> None:
-    """Removal/renaming phrases in ``text``; a hit whose clause matches an ignore pattern is dropped."""
+    """Removal/renaming phrases in ``text``; a hit whose clause matches an ignore pattern is dropped.
+
+    Overlapping hits in the same text are one signal, reported once by its longest wording.
+    """
+    seen: list[tuple[int, int, int]] = []  # (start, end, index in out)
     for m in compiled.breaking_patterns.finditer(text, low):
-        if len(out) >= MAX_EVIDENCE_WORDS:
+        start, end = m.span()
+        overlap = next((item for item in seen if start < item[1] and item[0] < end), None)
+        if overlap is not None and end - start <= overlap[1] - overlap[0]:
+            continue
+        if overlap is None and len(out) >= MAX_EVIDENCE_WORDS:
             return
         lo = max(0, m.start() - IGNORE_LOOKBEHIND)
         breaks = list(_CLAUSE_BREAK.finditer(text, lo, m.start()))
@@ -105,7 +113,11 @@ def _breaking_words(text: str, low: str, where: str, compiled: Compiled, out: li
         if compiled.breaking_ignore.search(clause, clause_low):
             continue
         ev = f"{where}: {_quote(m.group(0))}"
-        if ev not in out:
+        if overlap is not None:
+            out[overlap[2]] = ev
+            seen[seen.index(overlap)] = (start, end, overlap[2])
+        elif ev not in out:
+            seen.append((start, end, len(out)))
             out.append(ev)
 
 
@@ -139,16 +151,19 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
                 tag_kind = kind
             if k in c.breaking_tags and fl.breaking.enabled:
                 _add(breaking, f"tag: [{tag}]")
+    prefix_known = False
     if parsed.prefix:
         k = norm(parsed.prefix)
+        # "build(deps):" declared as a whole is that kind's prefix; its type word then means nothing alone
         scoped_kind = c.kind_prefixes.get(f"{k}({norm(parsed.scopes[0])})") if parsed.scopes else None
         kind = scoped_kind or c.kind_prefixes.get(k) or c.kind_tags.get(k)
-        module = c.module_tags.get(k)
+        module = c.module_tags.get(k) if scoped_kind is None else None
         if kind is not None and tag_kind is None:
             tag_kind = kind
         if module is not None:
             _add(tag_modules, module)
         if kind is not None or module is not None:
+            prefix_known = True
             for scope in parsed.scopes:
                 for part in split_tag(scope):
                     scoped = c.module_tags.get(norm(part))
@@ -183,8 +198,10 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
     modules: list[str] = tag_modules
     for name in label_modules:
         _add(modules, name)
+    # a recognised conventional-commit prefix ("build(deps):") is not a title word
+    words = title if not prefix_known else " ".join((*parsed.tags, parsed.text))
     kind_words: list[str] = []
-    for owner in c.keywords.find(title):
+    for owner in c.keywords.find(words):
         if owner[0] == "m":
             _add(modules, owner[2:])
         else:
@@ -232,13 +249,16 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
     if (mt.enabled and files.n and c.source_set is not None and c.source_set in files.count
             and (c.test_set is None or c.test_set not in files.count) and kind not in mt.exempt_kinds):
         src_lines = 0
+        src_added = 0
         src_files = 0
         source_set, exempt_set = c.source_set, c.exempt_set
-        for (_, changed), ids in zip(files.paths, files.ids, strict=True):
+        for f, (_, changed), ids in zip(pr.files, files.paths, files.ids, strict=True):
             if source_set in ids and exempt_set not in ids:
                 src_lines += changed
+                src_added += f.additions
                 src_files += 1
-        if src_lines >= mt.min_source_lines:
+        # a pure removal (no source line added) has nothing new to test
+        if src_lines >= mt.min_source_lines and src_added:
             noun = "file" if src_files == 1 else "files"
             flags.append(_flag("missing-tests", [
                 f"{src_lines:,} source lines changed in {src_files} {noun}, no test file changed"]))

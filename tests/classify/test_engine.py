@@ -1,0 +1,417 @@
+"""classify(): modules, kind, every risk flag with its evidence and false positives, score, text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from classify.engine import classify
+from classify.models import Classification
+from classify.rules import Profile, load_profile
+from tests.classify.helpers import pr, vllm_body
+
+
+def flags(cls: Classification) -> dict[str, list[str]]:
+    return {f.kind: f.evidence for f in cls.flags}
+
+
+# -- modules and kind from title tags (real vLLM titles) ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("title", "modules", "kind"),
+    [
+        ("[ROCm][Bugfix] Fix MLA prefill scale computation", ["rocm", "attention"], "bugfix"),
+        ("[Hardware][AMD] Fused shared experts for Qwen3-Next", ["rocm", "moe", "qwen"], "perf"),
+        ("[BUGFIX] Fix a crash", ["misc"], "bugfix"),
+        ("[BugFix] Handle empty batch", ["misc"], "bugfix"),
+        ("[bugfix] lower case tag", ["misc"], "bugfix"),
+        ("[Bug] Wrong output", ["misc"], "bugfix"),
+        ("(bugfix): old style prefix", ["misc"], "bugfix"),
+        ("fix(rocm): handle gfx950 in the allocator", ["rocm"], "bugfix"),
+        ("feat: add an option", ["misc"], "feature"),
+        ("[Spec Decode] Add a new proposer", ["spec-decode"], "feature"),
+        ("[SpecDecoding] Cleanup", ["spec-decode"], "refactor"),
+        ("[Speculative Decoding] Plumbing", ["spec-decode"], "other"),
+        ("[KV Offload] Support DCP", ["kv-connector", "distributed"], "feature"),
+        ("[KVConnector] stats", ["kv-connector", "observability"], "other"),
+        ("[P/D] NIXL handshake timeout", ["kv-connector"], "other"),
+        ("[kv_offload+HMA] Hybrid models", ["kv-connector", "core"], "other"),
+        ("[torch.compile] Piecewise graphs for DP", ["compile"], "other"),
+        ("[Model Runner V2] Async output", ["model-runner"], "other"),
+        ("[MRV2] Async output", ["model-runner"], "other"),
+        ("[CI/Build] Fix docker build", ["ci"], "ci"),
+        ("[CI] Shard the test job", ["ci", "tests"], "ci"),
+        ("[Doc] Fix typo in quickstart", ["docs"], "docs"),
+        ("[Docs] Update the tool calling guide", ["docs", "tool-calling"], "docs"),
+        (
+            "[Model] Migrate DeepSeekV2 to AutoWeightsLoader [3/N]",
+            ["models", "deepseek", "model-loading"],
+            "refactor",
+        ),
+        ("[New Model] Add FooLM", ["models"], "model"),
+        ("[Kernel][MoE] Tune fused MoE configs", ["kernel", "moe"], "perf"),
+        ("[Misc] Tidy imports", ["misc"], "other"),
+        ("[Perf] Faster sampler", ["performance", "sampling"], "perf"),
+        ("[XPU] Enable FP8", ["xpu", "quantization"], "feature"),
+        ("[Hardware][Power] Fix ppc64le build", ["cpu", "ci"], "bugfix"),
+        ("[Rust Frontend] Tokenizer service", ["rust", "frontend"], "other"),
+    ],
+)
+def test_modules_and_kind_from_title(vllm: Profile, title: str, modules: list[str], kind: str) -> None:
+    cls = classify(pr(title), vllm)
+    assert (cls.modules, cls.kind) == (modules, kind)
+
+
+def test_series_markers_are_not_tags(vllm: Profile) -> None:
+    cls = classify(pr("[3/N] [last/6] [12/n] Move code", ["vllm/v1/core/sched/scheduler.py"]), vllm)
+    assert cls.modules == ["core"]
+
+
+def test_untagged_titles_use_keywords_then_paths(vllm: Profile) -> None:
+    assert classify(pr("Fix hang in NIXL handshake"), vllm).modules == ["kv-connector"]
+    assert classify(pr("Add EAGLE3 support for Llama4"), vllm).modules == ["spec-decode", "llama"]
+    by_path = classify(
+        pr(
+            "Simplify things",
+            [("vllm/v1/core/sched/scheduler.py", 80), ("vllm/v1/attention/backends/flash_attn.py", 5)],
+        ),
+        vllm,
+    )
+    assert by_path.modules == ["core", "attention"]  # ranked by lines changed
+    assert classify(pr("Tidy up"), vllm).modules == ["misc"]  # the catch-all
+
+
+def test_cuda_keyword_does_not_hit_cudagraph(vllm: Profile) -> None:
+    assert "nvidia" not in classify(pr("[Bugfix] Fix cudagraph capture with DP"), vllm).modules
+    assert "compile" in classify(pr("[Bugfix] Fix cudagraph capture with DP"), vllm).modules
+    assert "nvidia" in classify(pr("Fix the CUDA 12.9 build"), vllm).modules
+
+
+def test_cpu_module_is_the_cpu_backend_not_host_side_work(vllm: Profile) -> None:
+    assert "cpu" not in classify(pr("[Perf] Remove unnecessary GPU-CPU sync in attention"), vllm).modules
+    assert "cpu" in classify(pr("[CPU] Add FP8 W8A16 block quantized linear"), vllm).modules
+    assert "cpu" in classify(pr("Fix OMP thread binding on CPU backend"), vllm).modules
+    assert "cpu" in classify(pr("Enable GDN", ["csrc/cpu/gdn.cpp"]), vllm).modules
+
+
+def test_labels_add_modules_and_kind(vllm: Profile) -> None:
+    cls = classify(pr("Something vague", labels=["rocm", "bug", "ready", "v1"]), vllm)
+    assert cls.modules == ["rocm"] and cls.kind == "bugfix"
+    # Mergify's path-derived "documentation" label does not make a feature PR a docs PR
+    cls = classify(pr("Add the thing", ["vllm/foo.py", "docs/foo.md"], labels=["documentation"]), vllm)
+    assert cls.kind == "feature" and "docs" not in cls.modules
+
+
+def test_only_globs_and_all_globs(vllm: Profile) -> None:
+    docs_only = classify(pr("Update guide", ["docs/usage/a.md", "README.md", "examples/offline.py"]), vllm)
+    assert (docs_only.modules, docs_only.kind) == (["docs"], "docs")
+    mixed = classify(pr("Update guide", ["docs/usage/a.md", "vllm/v1/core/x.py"]), vllm)
+    assert "docs" not in mixed.modules
+    new_model = classify(
+        pr("FooLM", ["vllm/model_executor/models/foolm.py", "vllm/model_executor/models/registry.py"]), vllm
+    )
+    assert new_model.kind == "model" and new_model.modules == ["models"]
+    fix = classify(
+        pr(
+            "Fix FooLM rope",
+            ["vllm/model_executor/models/foolm.py", "vllm/model_executor/models/registry.py"],
+        ),
+        vllm,
+    )
+    assert fix.kind == "bugfix"  # title words beat the weaker any-file rules
+
+
+def test_generic_profile_on_any_repository(generic: Profile) -> None:
+    feat = classify(
+        pr("feat(api): add a pagination endpoint", [("src/api/routes.py", 120), "tests/test_routes.py"]),
+        generic,
+    )
+    assert feat.kind == "feature" and feat.modules[:3] == ["api", "core", "python"]
+    deps = classify(
+        pr("build(deps): bump lodash from 4.17.20 to 4.17.21", ["package.json", "package-lock.json"]), generic
+    )
+    assert deps.kind == "deps" and deps.modules == ["deps"]
+    assert flags(deps)["dependency"] == ["package.json", "package-lock.json", "lodash 4.17.20 → 4.17.21"]
+    docs = classify(pr("docs: fix typo", ["README.md"]), generic)
+    assert (docs.modules, docs.kind, docs.flags) == (["docs"], "docs", [])
+    go = classify(pr("Speed up the parser", [("internal/parse/lexer.go", 300)]), generic)
+    assert go.kind == "perf" and "go" in go.modules and flags(go)["core-path"] == ["internal/parse/lexer.go"]
+    assert flags(go)["missing-tests"] == ["300 source lines changed in 1 file, no test file changed"]
+    assert classify(pr("Misc"), generic).modules == ["other"]
+
+
+# -- core-path ------------------------------------------------------------------------------------------
+
+
+def test_core_path_lists_the_matching_files_capped(vllm: Profile) -> None:
+    paths = [f"vllm/v1/core/sched/f{i}.py" for i in range(7)] + ["docs/a.md", "tests/v1/test_x.py"]
+    cls = classify(pr("[Core] Split the scheduler", paths), vllm)
+    assert flags(cls)["core-path"] == [*paths[:5], "+2 more"]
+    assert "core-path" not in flags(classify(pr("[Doc] x", ["docs/a.md", "vllm/v1/core/README.md"]), vllm))
+    assert "core-path" not in flags(classify(pr("[CPU] kernels", ["csrc/cpu/x.cpp"]), vllm))
+
+
+# -- missing-tests --------------------------------------------------------------------------------------
+
+
+def test_missing_tests_counts_source_lines_without_test_files(vllm: Profile) -> None:
+    paths = [
+        ("vllm/a.py", 100, 12),
+        ("vllm/b.py", 50),
+        ("csrc/c.cu", 40),
+        ("vllm/d.py", 10),
+        ("docs/x.md", 500),
+    ]
+    cls = classify(pr("[Kernel] New op", paths), vllm)
+    assert flags(cls)["missing-tests"] == ["212 source lines changed in 4 files, no test file changed"]
+
+
+def test_missing_tests_not_raised_with_a_test_file_or_below_the_threshold(vllm: Profile) -> None:
+    assert "missing-tests" not in flags(classify(pr("x", [("vllm/a.py", 300), "tests/test_a.py"]), vllm))
+    assert "missing-tests" not in flags(classify(pr("x", [("vllm/a.py", 99)]), vllm))
+    assert "missing-tests" in flags(classify(pr("x", [("vllm/a.py", 100)]), vllm))
+
+
+@pytest.mark.parametrize(
+    ("title", "paths"),
+    [
+        ("Update docs", [("docs/a.md", 900), ("README.md", 100)]),  # docs-only
+        ("Shard CI", [(".buildkite/test-pipeline.yaml", 400)]),  # CI-only
+        ("More tests", [("tests/v1/test_a.py", 600)]),  # test-only
+        ("[Doc] Rewrite the examples", [("examples/offline.py", 300), ("vllm/a.py", 150)]),  # a docs-kind PR
+        ("[CI/Build] Refresh the build scripts", [("setup.py", 300)]),  # a CI-kind PR
+        ('Revert "[Core] Add foo (#41234)"', [("vllm/v1/core/foo.py", 0, 400)]),  # reverts restore old code
+        (
+            "Tune MoE configs for MI355X",
+            [("vllm/model_executor/layers/fused_moe/configs/E=8.json", 900)],
+        ),  # data
+        ("No file list", []),
+    ],
+)
+def test_missing_tests_exemptions(vllm: Profile, title: str, paths: list[tuple[str, int]]) -> None:
+    assert "missing-tests" not in flags(classify(pr(title, paths), vllm))
+
+
+# -- breaking -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "labels", "evidence"),
+    [
+        ("[Spec Decode] Remove Tree Attention backend", "", [], ['title: "Remove Tree Attention backend"']),
+        (
+            "[KV Connector] Remove backwards compatibility for pre-v0.12.0 KVConnector constructor",
+            "",
+            [],
+            ['title: "Remove backwards compatibility"'],
+        ),
+        ("Drop support for Python 3.9", "", [], ['title: "Drop support for Python 3.9"']),
+        (
+            "Tidy the CLI",
+            "The `--disable-log-requests` flag has been removed.",
+            [],
+            ['body: "`--disable-log-requests` flag has been removed"'],
+        ),
+        (
+            "Tidy the CLI",
+            "Removes the deprecated --enable-foo option.",
+            [],
+            ['body: "Removes the deprecated --enable-foo option"'],
+        ),
+        (
+            "Env cleanup",
+            "VLLM_USE_V1 env var is removed; V1 is the only engine.",
+            [],
+            ['body: "VLLM_USE_V1 env var is removed"'],
+        ),
+        ("Rename --max-num-seqs flag", "", [], ['title: "Rename --max-num-seqs flag"']),
+        (
+            "Deprecate the old sampler",
+            "It is deprecated and will be removed in v0.13.",
+            [],
+            ['body: "deprecated and will be removed"'],
+        ),
+        ("Plain title", "BREAKING CHANGE: the config file format changed.", [], ['body: "BREAKING CHANGE"']),
+        (
+            "Plain title",
+            "After this PR vLLM no longer supports CUDA 11.",
+            [],
+            ['body: "no longer supports CUDA 11"'],
+        ),
+        ("Some change", "", ["breaking"], ["label: breaking"]),
+        ("feat!: new config schema", "", [], ['title: "feat!:"']),
+        (
+            "[V0 Deprecation] Delete the V0 engine",
+            "",
+            [],
+            ["tag: [V0 Deprecation]", 'title: "Delete the V0 engine"'],
+        ),
+    ],
+)
+def test_breaking_signals_and_their_evidence(
+    vllm: Profile, title: str, body: str, labels: list[str], evidence: list[str]
+) -> None:
+    assert flags(classify(pr(title, body=body, labels=labels), vllm))["breaking"] == evidence
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        ("Remove unused import", ""),
+        ("[Misc] Remove unused imports in the scheduler", ""),
+        ("Remove dead code from the model runner", ""),
+        ("[Perf] Remove unnecessary GPU-CPU sync in attention backends", ""),
+        ("Remove redundant config validation", ""),
+        ("Remove flaky test for the tokenizer", ""),
+        ("Rename variable for clarity", ""),
+        ("Remove debug prints", ""),
+        ("[Bugfix] Fix crash", "This is not a breaking change."),
+        ("[Bugfix] Fix crash", "No breaking changes."),
+        ("[Bugfix] Fix crash", "Non-breaking: behaviour is unchanged for existing users."),
+        ("Add support for FooLM", "We add support for the FooLM model family."),
+        ("Refactor", "Removes the duplicated option parsing in tests."),
+    ],
+)
+def test_breaking_false_positives(vllm: Profile, title: str, body: str) -> None:
+    assert "breaking" not in flags(classify(pr(title, body=body), vllm))
+
+
+def test_breaking_words_in_the_template_are_ignored(vllm: Profile) -> None:
+    body = (
+        vllm_body("Faster sampler.")
+        + "\n- [ ] Breaking change (would cause existing functionality to change)\n"
+    )
+    assert "breaking" not in flags(classify(pr("[Perf] x", body=body), vllm))
+
+
+# -- dependency, large, revert ---------------------------------------------------------------------------
+
+
+def test_dependency_from_files_and_titles(vllm: Profile) -> None:
+    cls = classify(
+        pr("[ROCm] Upgrade AITER to v0.1.13-rc5", ["requirements/rocm.txt", "docker/Dockerfile.rocm"]), vllm
+    )
+    assert flags(cls)["dependency"] == [
+        "requirements/rocm.txt",
+        "docker/Dockerfile.rocm",
+        "AITER → v0.1.13-rc5",
+    ]
+    assert flags(classify(pr("Bump transformers from 4.56 to 4.57.1"), vllm))["dependency"] == [
+        "transformers 4.56 → 4.57.1"
+    ]
+    assert flags(classify(pr("Upgrade xgrammar to 0.2.0."), vllm))["dependency"] == ["xgrammar → 0.2.0"]
+    assert flags(classify(pr("[Misc] Bump version of torch to 2.9.1"), vllm))["dependency"] == [
+        "torch → 2.9.1"
+    ]
+    assert flags(classify(pr("x", ["pyproject.toml", "uv.lock", "setup.py"]), vllm))["dependency"] == [
+        "pyproject.toml",
+        "uv.lock",
+        "setup.py",
+    ]
+    assert "dependency" not in flags(classify(pr("Update docs to describe v1", ["vllm/a.py"]), vllm))
+
+
+def test_large_by_lines_and_files(vllm: Profile) -> None:
+    cls = classify(pr("Big", [("vllm/a.py", 1000, 200)]), vllm)
+    assert flags(cls)["large"] == ["1,200 lines changed (+1,000 −200)"]
+    many = classify(pr("Many", [f"vllm/m{i}.py" for i in range(31)]), vllm)
+    assert flags(many)["large"] == ["31 files changed"]
+    data = classify(pr("Lock", [("uv.lock", 5000), ("vllm/a.py", 990)]), vllm)
+    assert "large" not in flags(data)
+    both = classify(pr("Lock", [("uv.lock", 5000), ("vllm/a.py", 1000)]), vllm)
+    assert flags(both)["large"] == [
+        "1,000 lines changed (+6,000 −0), not counting 5,000 lines in generated or data files"
+    ]
+
+
+def test_revert_flags_and_kind(vllm: Profile) -> None:
+    cls = classify(
+        pr('Revert "[Core] Add foo (#41234)"', body="This reverts commit 0123456789abcdef0123."), vllm
+    )
+    assert cls.kind == "revert"
+    assert flags(cls)["revert"] == ['"[Core] Add foo (#41234)"', "commit 0123456789ab"]
+    cls = classify(pr("[CI] Revert the nightly change", body="Reverts vllm-project/vllm#41234"), vllm)
+    assert flags(cls)["revert"] == ["the nightly change", "vllm-project/vllm#41234"]
+    assert "revert" not in flags(classify(pr("Fix revert handling in the scheduler"), vllm))
+
+
+# -- score, highlights, gist, stored profile ---------------------------------------------------------------
+
+
+def test_score_breakdown_sums_to_the_score(vllm: Profile) -> None:
+    body = vllm_body("Fuse shared experts. Decode throughput is 16-24% higher on MI300X.")
+    cls = classify(
+        pr(
+            "[ROCm] Fused shared experts for Qwen3-Next",
+            [
+                ("vllm/model_executor/layers/fused_moe/rocm_fse.py", 400),
+                ("tests/kernels/moe/test_fse.py", 90),
+            ],
+            body=body,
+        ),
+        vllm,
+    )
+    reasons = {p.reason: p.points for p in cls.breakdown}
+    assert reasons == {
+        "core path (1 file)": 2.0,
+        "kind: perf": 1.5,
+        "size: ≥ 300 lines changed": 1.0,
+        "measured effect stated": 2.0,
+        "touches 3 modules": 1.0,
+    }
+    assert cls.score == pytest.approx(sum(reasons.values()))
+    assert cls.highlights == ["Decode throughput is 16-24% higher on MI300X."]
+
+
+def test_bugfix_docs_and_ci_score_lower_than_features(vllm: Profile) -> None:
+    paths = [("vllm/v1/core/sched/scheduler.py", 150), "tests/v1/core/test_scheduler.py"]
+    feature = classify(pr("[Core] Add async scheduling", paths), vllm).score
+    bugfix = classify(pr("[Bugfix] Fix async scheduling", paths), vllm).score
+    docs = classify(pr("[Doc] Explain scheduling", [("docs/a.md", 150)]), vllm).score
+    ci = classify(pr("[CI] Shard tests", [(".buildkite/x.yaml", 150)]), vllm).score
+    assert feature > bugfix > docs and feature > ci
+
+
+def test_weights_come_from_the_profile(tmp_path: Path) -> None:
+    path = tmp_path / "w.toml"
+    path.write_text(
+        'name = "w"\nversion = "7"\n[modules.misc]\n[score]\n[score.kinds]\nfeature = 7.5\n'
+        "[score.labels]\nrfc = 3\n",
+        encoding="utf-8",
+    )
+    profile = load_profile(path)
+    cls = classify(pr("feat: something", labels=["RFC"]), profile)
+    assert [(p.reason, p.points) for p in cls.breakdown] == [("kind: feature", 7.5), ("label: RFC", 3.0)]
+    assert cls.score == 10.5
+    assert (cls.profile, cls.profile_version) == ("w", "7")
+
+
+def test_gist_and_stored_profile_identity(vllm: Profile) -> None:
+    body = vllm_body(
+        "Replace the shared-memory routing replay with a device cache and an async D2H pipeline."
+    )
+    cls = classify(pr("[MoE] Routing replay via device cache", body=body), vllm)
+    assert (
+        cls.gist == "Replace the shared-memory routing replay with a device cache and an async D2H pipeline."
+    )
+    assert (cls.profile, cls.profile_version) == ("vllm", vllm.version)
+    assert classify(pr("[Bugfix] Fix foo (#41234)"), vllm).gist == "Fix foo"
+
+
+def test_classification_round_trips_through_json(vllm: Profile) -> None:
+    body = vllm_body("Remove the tree attention backend (−1400 lines).")
+    cls = classify(
+        pr(
+            "[Spec Decode] Remove Tree Attention backend",
+            [("vllm/v1/attention/backends/tree_attn.py", 0, 1400)],
+            body=body,
+            labels=["ready"],
+        ),
+        vllm,
+    )
+    again = Classification.model_validate_json(cls.model_dump_json())
+    assert again == cls
+    assert set(cls.flag_kinds) == {"core-path", "breaking", "large"}
+    assert cls.highlights == ["Remove the tree attention backend (−1400 lines)."]

@@ -1,0 +1,141 @@
+"""Template stripping, the one-line gist, and measured-effect highlights."""
+
+from __future__ import annotations
+
+import pytest
+
+from classify.text import GIST_MAX, HIGHLIGHT_MAX_CHARS, clean_body, gist, highlights
+from tests.classify.helpers import vllm_body
+
+
+def test_clean_body_strips_template_comments_checklists_and_trailers() -> None:
+    body = vllm_body("Fuse the shared experts into the MoE kernel.") + "\nCo-authored-by: X <x@example.com>\n"
+    cleaned = clean_body(body)
+    assert "Fuse the shared experts" in cleaned
+    for gone in (
+        "PLEASE FILL IN",
+        "markdownlint",
+        "Essential Elements",
+        "- [ ]",
+        "BEFORE SUBMITTING",
+        "Signed-off-by",
+        "Co-authored-by",
+        "<details>",
+    ):
+        assert gone not in cleaned, gone
+
+
+def test_clean_body_keeps_author_text_and_other_details_blocks() -> None:
+    body = (
+        "Intro\n<details><summary>Logs</summary>\ntraceback here\n</details>\n- [x] done item\n***\nOutro\r\n"
+    )
+    cleaned = clean_body(body)
+    assert "traceback here" in cleaned and "Intro" in cleaned and "Outro" in cleaned
+    assert "done item" not in cleaned and "***" not in cleaned
+
+
+def test_gist_takes_the_purpose_section() -> None:
+    body = vllm_body(
+        "FIX #41000\n\nReplace string-regex config keys in Helion with a structured `CaseKey`, "
+        "so **pick_config** no longer parses strings on the hot path.",
+        test_result="| calls | before | after |\n|---|---|---|\n| 80000 | 1289μs | 1.8μs |",
+    )
+    assert gist(body, "[Helion] Optimize config parsing") == (
+        "Replace string-regex config keys in Helion with a structured CaseKey, "
+        "so pick_config no longer parses strings on the hot path."
+    )
+
+
+def test_gist_skips_headings_checklists_code_and_issue_links() -> None:
+    body = (
+        "## Summary\n\nCloses #123\nhttps://github.com/org/repo/issues/9\n\n"
+        "- Adds the [LFM2](https://example.com/lfm2) tool parser\n- Handles streaming edge cases\n\n"
+        "## Test Plan\n```\npytest -q\n```\n"
+    )
+    assert gist(body, "title") == "Adds the LFM2 tool parser; Handles streaming edge cases"
+
+
+def test_gist_prefers_the_text_before_any_heading() -> None:
+    body = "This PR removes the tree attention backend.\n\n## Test Plan\n\nCI\n"
+    assert gist(body, "t") == "This PR removes the tree attention backend."
+
+
+def test_gist_falls_back_to_the_title_when_only_template_is_left() -> None:
+    empty = vllm_body("", test_plan="", test_result="")
+    assert gist(empty, "Remove Tree Attention backend") == "Remove Tree Attention backend"
+    assert gist("", "Fallback title") == "Fallback title"
+    assert gist("## Test Plan\n\npytest\n", "Only tests") == "Only tests"
+
+
+def test_gist_is_one_line_and_bounded() -> None:
+    body = "## Purpose\n\n" + "word " * 200
+    out = gist(body, "t")
+    assert len(out) <= GIST_MAX and out.endswith("…") and "\n" not in out
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Fused shared experts give 16–24% higher decode throughput on MI300X.",
+            "Fused shared experts give 16–24% higher decode throughput on MI300X.",
+        ),
+        (
+            "Gemma4 MTP: up to 319% end-to-end speedup on H100.",
+            "Gemma4 MTP: up to 319% end-to-end speedup on H100.",
+        ),
+        (
+            "pick_config goes from 1289μs → 1.8μs per call, i.e. 719× faster.",
+            "pick_config goes from 1289μs → 1.8μs per call, i.e. 719× faster.",
+        ),
+        ("The result: 719× faster over 80000 calls.", "The result: 719× faster over 80000 calls."),
+        (
+            "This removes the unfinished backend (−1400 lines).",
+            "This removes the unfinished backend (−1400 lines).",
+        ),
+        ("Removes ~1400 lines of dead code.", "Removes ~1400 lines of dead code."),
+        (
+            "Long-sequence throughput improves by 13.5% with the fusion.",
+            "Long-sequence throughput improves by 13.5% with the fusion.",
+        ),
+        ("Latency drops from 12.5 ms to 9.1 ms.", "Latency drops from 12.5 ms to 9.1 ms."),
+        ("- **2.3x faster** prefill", "2.3x faster prefill"),
+    ],
+)
+def test_highlights_quote_measured_effects(text: str, expected: str) -> None:
+    assert highlights("", text) == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tested on 8x H100 with TP=8.",
+        "GSM8K accuracy: 84.5%",
+        "Test coverage is 85%",
+        "Bump to v0.12.0",
+        "Runs on MI300X and MI355X",
+        "```\nthroughput: 50% higher\n```",  # code blocks are output, not claims
+        "| throughput | +16% |",  # table rows are skipped
+        "The fix touches 3 lines.",
+    ],
+)
+def test_highlights_ignore_numbers_that_are_not_effects(text: str) -> None:
+    assert highlights("", text) == []
+
+
+def test_highlights_are_short_deduplicated_and_capped() -> None:
+    long = (
+        "In this run, "
+        + "with many words " * 12
+        + "decode throughput is 16% higher "
+        + "and more words " * 12
+    )
+    out = highlights("", long)
+    assert len(out) == 1 and len(out[0]) <= HIGHLIGHT_MAX_CHARS and "16% higher" in out[0]
+    many = "\n".join(f"Case {i}: {i + 10}% faster." for i in range(6))
+    assert len(highlights("", many)) == 3
+    assert highlights("2x faster decode", "2x faster decode") == ["2x faster decode"]
+
+
+def test_highlights_come_from_the_title_too() -> None:
+    assert highlights("[Perf] 2x faster MoE align", "") == ["[Perf] 2x faster MoE align"]
