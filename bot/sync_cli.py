@@ -218,6 +218,8 @@ def sync(
             raise BadInput(f"--since {since} is not before --until {until}")
         git_root = gitlog.open_repo(git_path) if git_path else None
         name = _repo(repo, settings, git_root)
+        if git_root is None:
+            _check_github_settings(settings)  # before the cache file is created
         profile = _load_profile(settings)
         store = PRStore(connect(db or settings.prdigest_db, create=True))
     except (BadInput, ConfigError, StoreError, gitlog.GitError) as exc:
@@ -228,6 +230,16 @@ def sync(
         _run_git(store, classifier, git_root, name, start, end, settings)
     else:
         _run_api(store, classifier, name, start, end, settings, wait)
+
+
+def _check_github_settings(settings: Settings) -> None:
+    token = settings.github_token.get_secret_value().strip() if settings.github_token is not None else ""
+    if not token:
+        raise BadInput(gh.missing_token_message(settings.prdigest_github_api_url))
+    try:
+        gh.graphql_endpoint(settings.prdigest_github_api_url)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
 
 
 def _load_profile(settings: Settings) -> Any:

@@ -127,6 +127,7 @@ def test_missing_token_says_how_to_create_one(
     line = one_line(result.stderr)
     assert "GITHUB_TOKEN is not set" in line and "settings/personal-access-tokens" in line
     assert "Pull requests: Read-only" in line
+    assert not (tmp_path / "c.db").exists()  # nothing created before the configuration is usable
 
 
 def test_rejected_token(live: FakeGitHub, live_env: dict[str, str], tmp_path: Path) -> None:
