@@ -11,16 +11,17 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import click
 
+from bot.answer import answer
 from bot.config import ConfigError, Settings, load_settings
 from bot.ingest import RecordError, import_file, reclassify
 from classify.rules import Profile, ProfileError, load_profile
 from commands.locale import t
 from commands.model import Invocation, Reply
-from commands.registry import REGISTRY, Context, dispatch, load_all
+from commands.registry import REGISTRY, Context, load_all
 from commands.render import FORMATS, render
 from storage.db import StoreError, connect
 from storage.prs import PRStore
@@ -55,14 +56,32 @@ def _store(path: Path, *, create: bool = False) -> PRStore:
 
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = click.option("--lang", type=click.Choice(["en", "zh"]), default=None,
-                      help="Answer language (default PRDIGEST_LANG, else en).")(fn)
-    fn = click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-                      help="Output format.")(fn)
-    fn = click.option("--repo", default=None, metavar="OWNER/NAME",
-                      help="Repository (default PRDIGEST_REPO, else the only one in the cache).")(fn)
-    fn = click.option("--db", type=click.Path(path_type=Path), default=None,
-                      help="SQLite cache (default PRDIGEST_DB, else ./prdigest.db).")(fn)
+    fn = click.option(
+        "--lang",
+        type=click.Choice(["en", "zh"]),
+        default=None,
+        help="Answer language (default PRDIGEST_LANG, else en).",
+    )(fn)
+    fn = click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default="text",
+        show_default=True,
+        help="Output format.",
+    )(fn)
+    fn = click.option(
+        "--repo",
+        default=None,
+        metavar="OWNER/NAME",
+        help="Repository (default PRDIGEST_REPO, else the only one in the cache).",
+    )(fn)
+    fn = click.option(
+        "--db",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="SQLite cache (default PRDIGEST_DB, else ./prdigest.db).",
+    )(fn)
     return fn
 
 
@@ -81,8 +100,16 @@ def emit(reply: Reply, fmt: str) -> int:
     return 0
 
 
-def run_command(name: str, words: tuple[str, ...], *, db: Path | None, repo: str | None, fmt: str,
-                lang: str | None, now: datetime | None = None) -> tuple[Reply, Context]:
+def run_command(
+    name: str,
+    words: tuple[str, ...],
+    *,
+    db: Path | None,
+    repo: str | None,
+    fmt: str,
+    lang: str | None,
+    now: datetime | None = None,
+) -> tuple[Reply, Context]:
     settings = _settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
@@ -97,7 +124,7 @@ def run_command(name: str, words: tuple[str, ...], *, db: Path | None, repo: str
         platform="cli",
     )
     ctx = Context(store=store, profile=profile)
-    return dispatch(inv, ctx), ctx
+    return answer(inv, ctx, settings), ctx
 
 
 def _make_command(name: str) -> click.Command:
@@ -105,21 +132,35 @@ def _make_command(name: str) -> click.Command:
     summary = t("en", spec.summary["en"])
     examples = "\n".join(f"  prdigest {e}" for e in spec.examples)
 
-    @click.command(name, help=f"{summary}\n\nUsage: prdigest {spec.usage}\n\n\b\nExamples:\n{examples}",
-                   short_help=summary)
+    @click.command(
+        name,
+        help=f"{summary}\n\nUsage: prdigest {spec.usage}\n\n\b\nExamples:\n{examples}",
+        short_help=summary,
+    )
     @_common
     @click.argument("words", nargs=-1)
     @click.pass_context
-    def cmd(click_ctx: click.Context, words: tuple[str, ...], db: Path | None, repo: str | None, fmt: str,
-            lang: str | None, post: str | None = None) -> None:
+    def cmd(
+        click_ctx: click.Context,
+        words: tuple[str, ...],
+        db: Path | None,
+        repo: str | None,
+        fmt: str,
+        lang: str | None,
+        post: str | None = None,
+    ) -> None:
         reply, _ = run_command(name, words, db=db, repo=repo, fmt=fmt, lang=lang)
         if post and reply.ok:
             click_ctx.exit(post_to(reply, post))
         click_ctx.exit(emit(reply, fmt))
 
     if name == "digest":
-        cmd = click.option("--post", default=None, metavar="slack:CHANNEL_ID",
-                           help="Post the digest to a Slack channel (lead message + thread) instead of printing it.")(cmd)
+        cmd = click.option(
+            "--post",
+            default=None,
+            metavar="slack:CHANNEL_ID",
+            help="Post the digest to a Slack channel (lead message + thread) instead of printing it.",
+        )(cmd)
     return cmd
 
 
@@ -137,7 +178,9 @@ def post_to(reply: Reply, target: str) -> int:
     except SlackPostError as exc:
         click.echo(f"prdigest: {exc}", err=True)
         return 1
-    click.echo(f"posted to slack:{result.channel}: lead message {result.ts} with {len(result.replies)} thread replies")
+    click.echo(
+        f"posted to slack:{result.channel}: lead message {result.ts} with {len(result.replies)} thread replies"
+    )
     return 0
 
 
@@ -145,8 +188,12 @@ class LazyGroup(click.Group):
     """Edge commands whose adapters pull in heavy SDKs (slack_bolt, aiohttp, httpx) are imported
     only when invoked, so `prdigest digest` starts in a fraction of a second."""
 
-    lazy: dict[str, tuple[str, str, str]] = {
-        "sync": ("bot.sync_cli", "sync", "Fetch merged PRs from GitHub or a local clone, classify and cache them."),
+    lazy: ClassVar[dict[str, tuple[str, str, str]]] = {
+        "sync": (
+            "bot.sync_cli",
+            "sync",
+            "Fetch merged PRs from GitHub or a local clone, classify and cache them.",
+        ),
         "serve": ("bot.slack.serve", "serve", "Run the Slack app: /digest /risks /pr /search /help."),
     }
 
@@ -164,8 +211,10 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, self.lazy[name][2] if name in self.lazy else (self.commands[name].get_short_help_str(60)))
-                for name in self.list_commands(ctx)]
+        rows = [
+            (name, self.lazy[name][2] if name in self.lazy else (self.commands[name].get_short_help_str(60)))
+            for name in self.list_commands(ctx)
+        ]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -182,8 +231,13 @@ for _name in REGISTRY:
 
 
 @cli.command()
-@click.option("--db", type=click.Path(path_type=Path), default=DEMO_DB, show_default=True,
-              help="Where to put the demo cache (kept apart from your real cache).")
+@click.option(
+    "--db",
+    type=click.Path(path_type=Path),
+    default=DEMO_DB,
+    show_default=True,
+    help="Where to put the demo cache (kept apart from your real cache).",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--lang", type=click.Choice(["en", "zh"]), default=None)
 def demo(db: Path, fmt: str, lang: str | None) -> None:
@@ -205,7 +259,11 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
 
     zone = ZoneInfo(settings.prdigest_timezone)
     last = week_of(span[1], zone)
-    week = last if span[1].astimezone(zone).isoweekday() == 7 else week_of(last.start - (last.end - last.start), zone)
+    week = (
+        last
+        if span[1].astimezone(zone).isoweekday() == 7
+        else week_of(last.start - (last.end - last.start), zone)
+    )
     click.echo(f"demo: {total} PRs in {db} ({counts.new} new, {counts.unchanged} unchanged)", err=True)
     reply, _ = run_command("digest", (week.label,), db=db, repo=repo, fmt=fmt, lang=lang)
     code = emit(reply, fmt)
@@ -215,7 +273,9 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
 
 @cli.command("import")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--db", type=click.Path(path_type=Path), default=None, help="SQLite cache (default PRDIGEST_DB).")
+@click.option(
+    "--db", type=click.Path(path_type=Path), default=None, help="SQLite cache (default PRDIGEST_DB)."
+)
 def import_(file: Path, db: Path | None) -> None:
     """Import PR records from a JSON Lines file (.jsonl or .jsonl.gz), one PR per line."""
     settings = _settings()
@@ -225,12 +285,16 @@ def import_(file: Path, db: Path | None) -> None:
         total, counts = import_file(store, profile, file)
     except RecordError as exc:
         raise Failure(str(exc)) from None
-    click.echo(f"imported {total} PRs: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
-               + (f", {counts.kept_richer} kept (richer data already cached)" if counts.kept_richer else ""))
+    click.echo(
+        f"imported {total} PRs: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
+        + (f", {counts.kept_richer} kept (richer data already cached)" if counts.kept_richer else "")
+    )
 
 
 @cli.command("reclassify")
-@click.option("--db", type=click.Path(path_type=Path), default=None, help="SQLite cache (default PRDIGEST_DB).")
+@click.option(
+    "--db", type=click.Path(path_type=Path), default=None, help="SQLite cache (default PRDIGEST_DB)."
+)
 @click.option("--repo", default=None, metavar="OWNER/NAME", help="Only this repository.")
 def reclassify_(db: Path | None, repo: str | None) -> None:
     """Re-run classification over the whole cache with the current profile (no network)."""
@@ -238,8 +302,10 @@ def reclassify_(db: Path | None, repo: str | None) -> None:
     profile = _profile(settings)
     store = _store(db or settings.prdigest_db)
     result = reclassify(store, profile, repo)
-    click.echo(f"reclassified {result.total} PRs with profile {profile.name} {profile.version}: "
-               f"{result.changed} changed in {result.seconds:.1f}s")
+    click.echo(
+        f"reclassified {result.total} PRs with profile {profile.name} {profile.version}: "
+        f"{result.changed} changed in {result.seconds:.1f}s"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -247,8 +313,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = cli.main(args=argv, prog_name="prdigest", standalone_mode=False)
     except click.UsageError as exc:
-        hint = f" (see prdigest {exc.ctx.info_name} --help)" if exc.ctx and exc.ctx.info_name != "prdigest" else (
-            " (see prdigest --help)")
+        hint = (
+            f" (see prdigest {exc.ctx.info_name} --help)"
+            if exc.ctx and exc.ctx.info_name != "prdigest"
+            else (" (see prdigest --help)")
+        )
         click.echo(f"prdigest: {exc.format_message()}{hint}", err=True)
         sys.exit(EXIT_USAGE)
     except click.exceptions.Exit as exc:

@@ -85,4 +85,3 @@ def reclassify(store: PRStore, profile: Profile, repo: str | None = None) -> Rec
 
     changed = store.replace_classifications(items())
     return ReclassifyResult(total, changed, time.perf_counter() - started)
-

@@ -52,7 +52,9 @@ def parse_pr_number(word: str) -> tuple[int, str | None]:
         repo, text = m.group(1), m.group(2)
     text = text.removeprefix("#")
     if not text.isdigit():
-        raise UsageError(f"{word[:40]!r} is not a PR number; give a positive integer such as 42121 or a PR URL")
+        raise UsageError(
+            f"{word[:40]!r} is not a PR number; give a positive integer such as 42121 or a PR URL"
+        )
     number = int(text)
     if number <= 0 or number > MAX_PR_NUMBER:
         raise UsageError(f"PR number {text[:20]} is out of range (1–{MAX_PR_NUMBER:,})")

@@ -30,7 +30,9 @@ def run(inv: Invocation, ctx: Context) -> Reply:
             if is_period(word):
                 raise UsageError(f"give one period, not {word[:40]!r} as well")
             known = ", ".join(list(ctx.profile.modules)[:12])
-            raise UsageError(f"unknown module {word[:40]!r}; modules include {known} (`help digest` lists them all)")
+            raise UsageError(
+                f"unknown module {word[:40]!r}; modules include {known} (`help digest` lists them all)"
+            )
         if module not in modules:
             modules.append(module)
     period = parse_period(period_word, inv.now, inv.timezone)
@@ -42,8 +44,13 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         span = ctx.store.merged_range(repo)
         if span is not None:
             hint = week_of(span[1], ZoneInfo(inv.timezone)).label
-            notes.append(Paragraph(text=t(inv.lang, "digest.empty_range", first=span[0].date(), last=span[1].date(),
-                                          hint=hint)))
+            notes.append(
+                Paragraph(
+                    text=t(
+                        inv.lang, "digest.empty_range", first=span[0].date(), last=span[1].date(), hint=hint
+                    )
+                )
+            )
         reply.blocks = notes
         reply.sections = []
     return reply

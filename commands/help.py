@@ -21,25 +21,35 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         name = inv.args[0].lower().lstrip("/")
         spec = REGISTRY.get(name)
         if spec is None:
-            raise UsageError(f"unknown command {inv.args[0][:40]!r}; commands are: {', '.join(sorted(REGISTRY))}")
+            raise UsageError(
+                f"unknown command {inv.args[0][:40]!r}; commands are: {', '.join(sorted(REGISTRY))}"
+            )
         blocks: list[Block] = [
             Paragraph(text=t(lang, spec.summary.get(lang, spec.summary["en"]))),
             Heading(text=t(lang, "help.usage"), level=3),
             Paragraph(text=spec.usage),
         ]
         if spec.examples:
-            blocks += [Heading(text=t(lang, "help.examples"), level=3),
-                       BulletList(items=[Bullet(text=e) for e in spec.examples])]
+            blocks += [
+                Heading(text=t(lang, "help.examples"), level=3),
+                BulletList(items=[Bullet(text=e) for e in spec.examples]),
+            ]
         if name in ("digest", "risks", "search"):
             blocks.append(Paragraph(text=t(lang, "help.periods")))
         if name == "digest":
             sep = "、" if lang == "zh" else ", "
-            blocks.append(Paragraph(text=t(lang, "help.modules", profile=ctx.profile.name) + sep.join(ctx.profile.modules)))
+            blocks.append(
+                Paragraph(
+                    text=t(lang, "help.modules", profile=ctx.profile.name) + sep.join(ctx.profile.modules)
+                )
+            )
         if name == "risks":
             blocks.append(Paragraph(text=t(lang, "help.flags")))
         data = {"command": name, "usage": spec.usage, "examples": list(spec.examples)}
         return Reply(command="help", title=f"help {name}", blocks=blocks, data=data)
-    items = [Bullet(text=f"{s.usage} — {t(lang, s.summary.get(lang, s.summary['en']))}") for s in REGISTRY.values()]
+    items = [
+        Bullet(text=f"{s.usage} — {t(lang, s.summary.get(lang, s.summary['en']))}") for s in REGISTRY.values()
+    ]
     blocks = [BulletList(items=items), Paragraph(text=t(lang, "help.periods"))]
     data = {"commands": [{"name": s.name, "usage": s.usage} for s in REGISTRY.values()]}
     return Reply(command="help", title=t(lang, "help.title"), blocks=blocks, data=data)

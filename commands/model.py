@@ -9,6 +9,7 @@ each renderer escapes for its own medium.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
@@ -94,7 +95,9 @@ class Divider(BaseModel):
     type: Literal["divider"] = "divider"
 
 
-Block = Annotated[Heading | Paragraph | BulletList | PRItem | Facts | Table | Divider, Field(discriminator="type")]
+Block = Annotated[
+    Heading | Paragraph | BulletList | PRItem | Facts | Table | Divider, Field(discriminator="type")
+]
 
 
 class Reply(BaseModel):
@@ -129,7 +132,7 @@ class Reply(BaseModel):
         """The blocks cut at ``sections`` (the first chunk is the lead)."""
         cuts = sorted({i for i in self.sections if 0 < i < len(self.blocks)})
         bounds = [0, *cuts, len(self.blocks)]
-        return [self.blocks[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
+        return [self.blocks[a:b] for a, b in itertools.pairwise(bounds) if a < b]
 
 
 class UsageError(Exception):

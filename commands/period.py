@@ -60,7 +60,10 @@ def iso_week(year: int, week: int, zone: ZoneInfo) -> Period:
         weeks = date(year, 12, 28).isocalendar().week if 1 <= year <= 9999 else 52
         raise UsageError(f"{year}-W{week:02d} is not an ISO week ({year} has weeks 1–{weeks})") from None
     return Period(
-        _local_midnight(monday, zone), _local_midnight(monday + timedelta(days=7), zone), f"{year}-W{week:02d}", "iso-week"
+        _local_midnight(monday, zone),
+        _local_midnight(monday + timedelta(days=7), zone),
+        f"{year}-W{week:02d}",
+        "iso-week",
     )
 
 
@@ -74,8 +77,10 @@ def week_of(moment: datetime, zone: ZoneInfo) -> Period:
 def is_period(word: str) -> bool:
     """Whether a word looks like a period (so commands can tell periods from modules)."""
     w = word.lower()
-    return w in ("week", "last-week", "this-week") or bool(_ISO_WEEK.match(w) or _RANGE.match(w)) or bool(
-        re.match(r"^\d{4}-[wW]?\d", w)
+    return (
+        w in ("week", "last-week", "this-week")
+        or bool(_ISO_WEEK.match(w) or _RANGE.match(w))
+        or bool(re.match(r"^\d{4}-[wW]?\d", w))
     )
 
 
@@ -107,6 +112,9 @@ def parse_period(text: str | None, now: datetime, timezone: str = "UTC") -> Peri
         if (last - first).days > _MAX_RANGE_DAYS:
             raise UsageError(f"{text!r}: a range may span at most 20 years")
         return Period(
-            _local_midnight(first, zone), _local_midnight(last + timedelta(days=1), zone), f"{first}..{last}", "range"
+            _local_midnight(first, zone),
+            _local_midnight(last + timedelta(days=1), zone),
+            f"{first}..{last}",
+            "range",
         )
     raise UsageError(f"unknown period {text!r}; use {PERIOD_HELP}")

@@ -6,7 +6,17 @@ from zoneinfo import ZoneInfo
 
 from commands.common import parse_pr_number, pr_ref, pr_tags, select_key
 from commands.locale import flag_label, t
-from commands.model import Bullet, BulletList, Facts, Heading, Invocation, Paragraph, PRItem, Reply, UsageError
+from commands.model import (
+    Bullet,
+    BulletList,
+    Facts,
+    Heading,
+    Invocation,
+    Paragraph,
+    PRItem,
+    Reply,
+    UsageError,
+)
 from commands.period import week_of
 from commands.registry import Context, command
 
@@ -37,25 +47,37 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     merged_local = pr.merged_at.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 
     blocks: list = [
-        PRItem(pr=pr_ref(item), tags=pr_tags(item, lang, key=key, modules=False), lines=[
-            t(lang, "pr.merged", merged=merged_local, author=pr.author or "?", base=pr.base_branch),
-            t(lang, "pr.size", additions=pr.additions, deletions=pr.deletions, files=pr.changed_files),
-            pr.url,
-        ]),
+        PRItem(
+            pr=pr_ref(item),
+            tags=pr_tags(item, lang, key=key, modules=False),
+            lines=[
+                t(lang, "pr.merged", merged=merged_local, author=pr.author or "?", base=pr.base_branch),
+                t(lang, "pr.size", additions=pr.additions, deletions=pr.deletions, files=pr.changed_files),
+                pr.url,
+            ],
+        ),
     ]
     if cls.gist:
         blocks.append(Paragraph(text=cls.gist))
-    facts = [(t(lang, "pr.modules"), ", ".join(ctx.profile.module_label(m, lang) for m in cls.modules) or "—")]
+    facts = [
+        (t(lang, "pr.modules"), ", ".join(ctx.profile.module_label(m, lang) for m in cls.modules) or "—")
+    ]
     if pr.labels:
         facts.append((t(lang, "pr.labels"), ", ".join(pr.labels)))
-    facts.append((t(lang, "pr.score", score=f"{cls.score:g}", rank=f"#{rank}/{len(peers)}"),
-                  t(lang, "pr.key_yes" if key else "pr.key_no", week=week.label)))
+    facts.append(
+        (
+            t(lang, "pr.score", score=f"{cls.score:g}", rank=f"#{rank}/{len(peers)}"),
+            t(lang, "pr.key_yes" if key else "pr.key_no", week=week.label),
+        )
+    )
     blocks.append(Facts(items=facts))
     blocks.append(Heading(text=t(lang, "pr.flags"), level=3))
     if cls.flags:
-        blocks.append(BulletList(items=[
-            Bullet(text=f"{flag_label(lang, f.kind)}: {'; '.join(f.evidence)}") for f in cls.flags
-        ]))
+        blocks.append(
+            BulletList(
+                items=[Bullet(text=f"{flag_label(lang, f.kind)}: {'; '.join(f.evidence)}") for f in cls.flags]
+            )
+        )
     else:
         blocks.append(Paragraph(text=t(lang, "pr.no_flags")))
     if cls.breakdown:
@@ -88,4 +110,6 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         "gist": cls.gist,
         "profile": {"name": cls.profile, "version": cls.profile_version},
     }
-    return Reply(command="pr", title=t(lang, "pr.title", number=pr.number, title=pr.title), blocks=blocks, data=data)
+    return Reply(
+        command="pr", title=t(lang, "pr.title", number=pr.number, title=pr.title), blocks=blocks, data=data
+    )

@@ -35,8 +35,12 @@ class Context:
         if len(repos) == 1:
             return repos[0]
         if not repos:
-            raise UsageError("the cache is empty: run `prdigest demo`, `prdigest import FILE` or `prdigest sync` first")
-        raise UsageError(f"the cache holds several repositories ({', '.join(repos)}); choose one with --repo OWNER/NAME")
+            raise UsageError(
+                "the cache is empty: run `prdigest demo`, `prdigest import FILE` or `prdigest sync` first"
+            )
+        raise UsageError(
+            f"the cache holds several repositories ({', '.join(repos)}); choose one with --repo OWNER/NAME"
+        )
 
 
 @dataclass(frozen=True)
@@ -53,8 +57,15 @@ class CommandSpec:
 REGISTRY: dict[str, CommandSpec] = {}
 
 
-def command(name: str, *, usage: str, summary: dict[str, str], examples: tuple[str, ...] = (),
-            admin_only: bool = False, details: dict[str, str] | None = None) -> Callable[[Handler], Handler]:
+def command(
+    name: str,
+    *,
+    usage: str,
+    summary: dict[str, str],
+    examples: tuple[str, ...] = (),
+    admin_only: bool = False,
+    details: dict[str, str] | None = None,
+) -> Callable[[Handler], Handler]:
     """Register a command; ``summary``/``details`` hold one string per language (en, zh)."""
 
     def register(fn: Handler) -> Handler:

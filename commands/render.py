@@ -15,7 +15,9 @@ FORMATS: tuple[Format, ...] = ("text", "markdown", "json")
 
 def render_json(reply: Reply) -> str:
     """The reply's stable data (documented keys per command), pretty-printed."""
-    payload = reply.data if reply.status == "ok" else {"error": reply.title, "status": reply.status, **reply.data}
+    payload = (
+        reply.data if reply.status == "ok" else {"error": reply.title, "status": reply.status, **reply.data}
+    )
     return json.dumps(payload, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
 
 

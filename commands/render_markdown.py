@@ -36,7 +36,10 @@ def _block(block: Block) -> list[str]:
     if isinstance(block, Paragraph):
         return [escape(block.text) + _refs(block.prs), ""]
     if isinstance(block, BulletList):
-        out = [(f"{i}. " if block.ordered else "- ") + escape(b.text) + _refs(b.prs) for i, b in enumerate(block.items, 1)]
+        out = [
+            (f"{i}. " if block.ordered else "- ") + escape(b.text) + _refs(b.prs)
+            for i, b in enumerate(block.items, 1)
+        ]
         return [*out, ""]
     if isinstance(block, PRItem):
         head = f"- **{_link(block.pr)}** {escape(block.pr.title)}"
@@ -46,8 +49,10 @@ def _block(block: Block) -> list[str]:
     if isinstance(block, Facts):
         return [" · ".join(f"**{escape(k)}:** {escape(v)}" for k, v in block.items), ""]
     if isinstance(block, Table):
-        out = ["| " + " | ".join(escape(c) for c in block.columns) + " |",
-               "|" + "|".join("---" for _ in block.columns) + "|"]
+        out = [
+            "| " + " | ".join(escape(c) for c in block.columns) + " |",
+            "|" + "|".join("---" for _ in block.columns) + "|",
+        ]
         out += ["| " + " | ".join(escape(c) for c in row) + " |" for row in block.rows]
         return [*out, ""]
     if isinstance(block, Divider):

@@ -60,7 +60,9 @@ def run(inv: Invocation, ctx: Context) -> Reply:
             members = items if kind != "all" else [s for s in items if s.cls.flag(group)]  # type: ignore[arg-type]
             blocks.append(Heading(text=f"{flag_label(lang, group)} ({len(members)})", level=3))
             for s in members[:MAX_LISTED]:
-                blocks.append(PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=_evidence(s, group)))
+                blocks.append(
+                    PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=_evidence(s, group))
+                )
                 shown += 1
             if len(members) > MAX_LISTED:
                 blocks.append(Paragraph(text=f"… +{len(members) - MAX_LISTED}"))

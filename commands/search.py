@@ -65,8 +65,14 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         "period": period.as_dict() if period else None,
         "total": total,
         "prs": [
-            {"number": s.pr.number, "title": s.pr.title, "url": s.pr.url, "merged_at": s.pr.merged_at.strftime(
-                "%Y-%m-%dT%H:%M:%SZ"), "modules": s.cls.modules, "flags": s.cls.flag_kinds}
+            {
+                "number": s.pr.number,
+                "title": s.pr.title,
+                "url": s.pr.url,
+                "merged_at": s.pr.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "modules": s.cls.modules,
+                "flags": s.cls.flag_kinds,
+            }
             for s in results
         ],
     }

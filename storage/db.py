@@ -56,7 +56,9 @@ def connect(path: str | Path, *, create: bool = False) -> sqlite_utils.Database:
     if path.exists():
         _check_existing(path)
     elif not create:
-        raise StoreError(f"database {path} does not exist; run `prdigest demo`, `prdigest import` or `prdigest sync` first")
+        raise StoreError(
+            f"database {path} does not exist; run `prdigest demo`, `prdigest import` or `prdigest sync` first"
+        )
     elif not path.parent.exists():
         raise StoreError(f"cannot create database {path}: directory {path.parent} does not exist")
     try:
@@ -65,13 +67,15 @@ def connect(path: str | Path, *, create: bool = False) -> sqlite_utils.Database:
         db = sqlite_utils.Database(conn)
         tables = set(db.table_names())
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"database {path} is not a usable SQLite file ({exc}); it was left untouched") from exc
-    ours = "_sqlite_migrations" in tables and any(
-        m.name for m in MIGRATIONS.applied(db)
-    )
+        raise StoreError(
+            f"database {path} is not a usable SQLite file ({exc}); it was left untouched"
+        ) from exc
+    ours = "_sqlite_migrations" in tables and any(m.name for m in MIGRATIONS.applied(db))
     if tables and not ours:
         conn.close()
-        raise StoreError(f"database {path} is not a prdigest cache (it has other tables); it was left untouched")
+        raise StoreError(
+            f"database {path} is not a prdigest cache (it has other tables); it was left untouched"
+        )
     try:
         if MIGRATIONS.pending(db):
             if not os.access(path, os.W_OK) and path.exists():

@@ -160,7 +160,9 @@ class PRStore:
 
     # -- writes -------------------------------------------------------------------------------
 
-    def upsert(self, items: Iterable[tuple[PullRequest, Classification]], *, batch: int = 500) -> UpsertCounts:
+    def upsert(
+        self, items: Iterable[tuple[PullRequest, Classification]], *, batch: int = 500
+    ) -> UpsertCounts:
         """Insert or update PRs with their classifications, in transactions of ``batch`` rows."""
         total = UpsertCounts()
         chunk: list[tuple[PullRequest, Classification]] = []
@@ -208,7 +210,9 @@ class PRStore:
                 )
         return counts
 
-    def replace_classifications(self, items: Iterable[tuple[PullRequest, Classification]], *, batch: int = 2000) -> int:
+    def replace_classifications(
+        self, items: Iterable[tuple[PullRequest, Classification]], *, batch: int = 2000
+    ) -> int:
         """Store new classifications for PRs already cached (used by reclassify); returns rows changed."""
         changed = 0
         conn = self.db.conn
@@ -229,7 +233,9 @@ class PRStore:
                     )
                     if cur.rowcount:
                         changed += 1
-                        conn.execute("DELETE FROM pr_tags WHERE repo = ? AND number = ?", (pr.repo, pr.number))
+                        conn.execute(
+                            "DELETE FROM pr_tags WHERE repo = ? AND number = ?", (pr.repo, pr.number)
+                        )
                         conn.executemany(
                             "INSERT OR IGNORE INTO pr_tags (repo, number, merged_at, tag_type, tag) "
                             "VALUES (?, ?, ?, ?, ?)",
@@ -256,7 +262,9 @@ class PRStore:
         return int(self.db.execute("SELECT count(*) FROM prs WHERE repo = ?", (repo,)).fetchone()[0])
 
     def merged_range(self, repo: str) -> tuple[datetime, datetime] | None:
-        row = self.db.execute("SELECT min(merged_at), max(merged_at) FROM prs WHERE repo = ?", (repo,)).fetchone()
+        row = self.db.execute(
+            "SELECT min(merged_at), max(merged_at) FROM prs WHERE repo = ?", (repo,)
+        ).fetchone()
         if not row or row[0] is None:
             return None
         lo, hi = parse_iso(row[0]), parse_iso(row[1])
@@ -264,14 +272,17 @@ class PRStore:
         return lo, hi
 
     def get(self, repo: str, number: int) -> StoredPR | None:
-        cur = self.db.execute(f"SELECT {_PR_COLUMNS}, {_CLS_COLUMNS} FROM prs WHERE repo = ? AND number = ?", (repo, number))
+        cur = self.db.execute(
+            f"SELECT {_PR_COLUMNS}, {_CLS_COLUMNS} FROM prs WHERE repo = ? AND number = ?", (repo, number)
+        )
         row = cur.fetchone()
         if row is None:
             return None
         return _row_to_stored(dict(zip([d[0] for d in cur.description], row, strict=True)))
 
-    def merged_between(self, repo: str, start: datetime, end: datetime, *, with_body: bool = False,
-                       with_files: bool = False) -> list[StoredPR]:
+    def merged_between(
+        self, repo: str, start: datetime, end: datetime, *, with_body: bool = False, with_files: bool = False
+    ) -> list[StoredPR]:
         """PRs merged in [start, end), oldest first."""
         cols = _LIGHT_COLUMNS + (", body" if with_body else "") + (", files" if with_files else "")
         cur = self.db.execute(
@@ -285,7 +296,9 @@ class PRStore:
         if not numbers:
             return {}
         marks = ",".join("?" for _ in numbers)
-        rows = self.db.execute(f"SELECT number, body FROM prs WHERE repo = ? AND number IN ({marks})", (repo, *numbers))
+        rows = self.db.execute(
+            f"SELECT number, body FROM prs WHERE repo = ? AND number IN ({marks})", (repo, *numbers)
+        )
         return {int(n): str(b) for n, b in rows.fetchall()}
 
     def tag_counts(self, repo: str, tag_type: str, start: datetime, end: datetime) -> dict[str, int]:
@@ -299,12 +312,14 @@ class PRStore:
 
     def merged_count(self, repo: str, start: datetime, end: datetime) -> int:
         row = self.db.execute(
-            "SELECT count(*) FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ?", (repo, iso(start), iso(end))
+            "SELECT count(*) FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ?",
+            (repo, iso(start), iso(end)),
         ).fetchone()
         return int(row[0])
 
-    def with_tag(self, repo: str, tag_type: str, tag: str, start: datetime, end: datetime, *,
-                 limit: int | None = None) -> list[StoredPR]:
+    def with_tag(
+        self, repo: str, tag_type: str, tag: str, start: datetime, end: datetime, *, limit: int | None = None
+    ) -> list[StoredPR]:
         """PRs merged in [start, end) carrying a module or flag, newest first."""
         sql = (
             f"SELECT {', '.join('p.' + c.strip() for c in (_LIGHT_COLUMNS + ', files').split(','))} FROM pr_tags t "
@@ -320,8 +335,9 @@ class PRStore:
         names = [d[0] for d in cur.description]
         return [_row_to_stored(dict(zip(names, row, strict=True))) for row in cur.fetchall()]
 
-    def search(self, repo: str, match: str, start: datetime | None, end: datetime | None, *,
-               limit: int = 20) -> tuple[list[StoredPR], int]:
+    def search(
+        self, repo: str, match: str, start: datetime | None, end: datetime | None, *, limit: int = 20
+    ) -> tuple[list[StoredPR], int]:
         """Full-text search over titles and bodies (an FTS5 MATCH expression), best first.
 
         Returns the page of results and the total number of matches.
@@ -331,9 +347,11 @@ class PRStore:
         if start is not None and end is not None:
             where += " AND p.merged_at >= ? AND p.merged_at < ?"
             params += [iso(start), iso(end)]
-        total = int(self.db.execute(
-            f"SELECT count(*) FROM prs_fts JOIN prs p ON p.rowid = prs_fts.rowid WHERE {where}", params
-        ).fetchone()[0])
+        total = int(
+            self.db.execute(
+                f"SELECT count(*) FROM prs_fts JOIN prs p ON p.rowid = prs_fts.rowid WHERE {where}", params
+            ).fetchone()[0]
+        )
         cols = ", ".join("p." + c.strip() for c in _LIGHT_COLUMNS.split(","))
         cur = self.db.execute(
             f"SELECT {cols} FROM prs_fts JOIN prs p ON p.rowid = prs_fts.rowid WHERE {where} "

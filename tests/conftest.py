@@ -55,8 +55,14 @@ RunFn = Callable[..., Reply]
 def run(demo_ctx: Context) -> RunFn:
     """Run a command against the demo cache as if typed: run("digest", "2026-W19", lang="zh")."""
 
-    def _run(command: str, *args: str, lang: str = "en", repo: str | None = None, now: datetime = DEMO_NOW,
-             timezone: str = "UTC") -> Reply:
+    def _run(
+        command: str,
+        *args: str,
+        lang: str = "en",
+        repo: str | None = None,
+        now: datetime = DEMO_NOW,
+        timezone: str = "UTC",
+    ) -> Reply:
         inv = Invocation(command=command, args=args, repo=repo, lang=lang, now=now, timezone=timezone)  # type: ignore[arg-type]
         return dispatch(inv, demo_ctx)
 

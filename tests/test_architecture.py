@@ -27,7 +27,9 @@ def test_layer_check_catches_a_violation(tmp_path: Path) -> None:
     bad.write_text("import commands.registry  # deliberate violation for the test\n")
     try:
         lint = Path(sys.executable).with_name("lint-imports")
-        result = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        result = subprocess.run(
+            [str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
     finally:
         bad.unlink()
     assert result.returncode != 0

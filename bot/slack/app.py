@@ -26,11 +26,12 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.answer import answer
 from bot.config import Settings
 from bot.slack.post import DEFAULT_PACE, SlackPostError, post_messages_async
 from bot.slack.render import SlackMessage, apology, escape, mrkdwn_text, render, render_notice, section
 from commands.model import Invocation, Reply, UsageError
-from commands.registry import REGISTRY, Context, dispatch, load_all, split_args
+from commands.registry import REGISTRY, Context, load_all, split_args
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +55,11 @@ class CommandRunner:
     Context (store + profile) on first use from ``factory``.
     """
 
-    def __init__(self, factory: Callable[[], Context], *, workers: int = 2) -> None:
+    def __init__(
+        self, factory: Callable[[], Context], *, workers: int = 2, settings: Settings | None = None
+    ) -> None:
         self._factory = factory
+        self._settings = settings  # enables on-demand GitHub fetches for `/pr` of uncached PRs
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="prdigest-cmd")
 
@@ -71,7 +75,7 @@ class CommandRunner:
         return await loop.run_in_executor(self._pool, lambda: fn(self._context()))
 
     async def dispatch(self, inv: Invocation) -> Reply:
-        return await self.call(lambda ctx: dispatch(inv, ctx))
+        return await self.call(lambda ctx: answer(inv, ctx, self._settings))
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -144,9 +148,11 @@ def invocation(req: SlashRequest, settings: Settings, user: str | None) -> Invoc
 
 def overflow_notice(req: SlashRequest, parts: int) -> SlackMessage:
     shown = MAX_RESPONSES - 1
-    text = (f":information_source: This answer has {parts} parts and a private reply can show {shown}. "
-            f"Add the word `public` (`/{req.command} {mrkdwn_text(req.text)} public`) to post all of it in a "
-            f"thread, or run `prdigest {req.command}` in a terminal.")
+    text = (
+        f":information_source: This answer has {parts} parts and a private reply can show {shown}. "
+        f"Add the word `public` (`/{req.command} {mrkdwn_text(req.text)} public`) to post all of it in a "
+        f"thread, or run `prdigest {req.command}` in a terminal."
+    )
     fallback = f"This answer has {parts} parts; {shown} are shown."
     return SlackMessage(text=fallback, blocks=[section(text[:2900])])
 
@@ -157,8 +163,15 @@ async def _send(respond: AsyncRespond, message: SlackMessage, response_type: str
         log.warning("response_url answered %s: %s", resp.status_code, (resp.body or "")[:200])
 
 
-async def deliver(reply: Reply, req: SlashRequest, *, respond: AsyncRespond, client: AsyncWebClient,
-                  channel_id: str | None, pace: float = DEFAULT_PACE) -> None:
+async def deliver(
+    reply: Reply,
+    req: SlashRequest,
+    *,
+    respond: AsyncRespond,
+    client: AsyncWebClient,
+    channel_id: str | None,
+    pace: float = DEFAULT_PACE,
+) -> None:
     """Send a Reply back: notices ephemeral; ``public`` in channel (threaded when long)."""
     if reply.status != "ok":
         await _send(respond, render_notice(slack_usage(reply)), "ephemeral")
@@ -196,8 +209,14 @@ if not any(isinstance(f, _OwnClientNotice) for f in _bolt_log.filters):
     _bolt_log.addFilter(_OwnClientNotice())
 
 
-def build_app(settings: Settings, runner: CommandRunner, *, client: AsyncWebClient,
-              http: bool = True, pace: float = DEFAULT_PACE) -> AsyncApp:
+def build_app(
+    settings: Settings,
+    runner: CommandRunner,
+    *,
+    client: AsyncWebClient,
+    http: bool = True,
+    pace: float = DEFAULT_PACE,
+) -> AsyncApp:
     """The Bolt AsyncApp with one listener for the five commands.
 
     ``http=True`` verifies every request with SLACK_SIGNING_SECRET (Bolt's RequestVerification:

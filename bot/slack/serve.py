@@ -53,30 +53,48 @@ class ServePlan:
     socket_mode: bool
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, db: Path | None = None, host: str = "0.0.0.0",
-                      port: int | None = None, socket_mode: bool | None = None) -> ServePlan:
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        db: Path | None = None,
+        host: str = "0.0.0.0",
+        port: int | None = None,
+        socket_mode: bool | None = None,
+    ) -> ServePlan:
         bot_token(settings)  # raises ConfigError naming SLACK_BOT_TOKEN
         app_token = settings.slack_app_token.get_secret_value().strip() if settings.slack_app_token else ""
         socket = bool(app_token) if socket_mode is None else socket_mode
         if socket:
             if not app_token:
-                raise ConfigError("SLACK_APP_TOKEN is not set: Socket Mode needs an app-level token (xapp-…) "
-                                  "with the connections:write scope (Basic Information › App-Level Tokens)")
+                raise ConfigError(
+                    "SLACK_APP_TOKEN is not set: Socket Mode needs an app-level token (xapp-…) "
+                    "with the connections:write scope (Basic Information › App-Level Tokens)"
+                )
             if not app_token.startswith("xapp-"):
                 raise ConfigError("SLACK_APP_TOKEN must be an app-level token starting with xapp-")
         elif not (settings.slack_signing_secret and settings.slack_signing_secret.get_secret_value().strip()):
-            raise ConfigError("SLACK_SIGNING_SECRET is not set: HTTP mode verifies every request with it "
-                              "(Basic Information › App Credentials); or set SLACK_APP_TOKEN for Socket Mode")
-        return cls(settings=settings, db=db or settings.prdigest_db, host=host,
-                   port=settings.prdigest_slack_port if port is None else port, socket_mode=socket)
+            raise ConfigError(
+                "SLACK_SIGNING_SECRET is not set: HTTP mode verifies every request with it "
+                "(Basic Information › App Credentials); or set SLACK_APP_TOKEN for Socket Mode"
+            )
+        return cls(
+            settings=settings,
+            db=db or settings.prdigest_db,
+            host=host,
+            port=settings.prdigest_slack_port if port is None else port,
+            socket_mode=socket,
+        )
 
 
 def context_factory(settings: Settings, db: Path) -> Callable[[], Context]:
     """Builds a Context (own SQLite connection + rule profile) for one worker thread."""
 
     def build() -> Context:
-        return Context(store=PRStore(connect(db)), profile=load_profile(settings.prdigest_rules
-                                                                        or settings.prdigest_profile))
+        return Context(
+            store=PRStore(connect(db)),
+            profile=load_profile(settings.prdigest_rules or settings.prdigest_profile),
+        )
 
     return build
 
@@ -151,16 +169,23 @@ async def check_app_token(client: AsyncWebClient, app_token: str) -> None:
         await client.apps_connections_open(app_token=app_token)
     except SlackApiError as exc:
         code = exc.response.get("error", "?") if exc.response is not None else "?"
-        raise ConfigError(f"Slack rejected SLACK_APP_TOKEN ({code}): generate an app-level token with the "
-                          "connections:write scope (Basic Information › App-Level Tokens) and enable "
-                          "Socket Mode for the app") from None
+        raise ConfigError(
+            f"Slack rejected SLACK_APP_TOKEN ({code}): generate an app-level token with the "
+            "connections:write scope (Basic Information › App-Level Tokens) and enable "
+            "Socket Mode for the app"
+        ) from None
     except (SlackClientError, OSError) as exc:
         raise ConfigError(explain(exc, "-")[0]) from None
 
 
-async def run(plan: ServePlan, *, stop: asyncio.Event | None = None,
-              on_ready: Callable[[int], None] | None = None, runner: CommandRunner | None = None,
-              pace: float = DEFAULT_PACE) -> None:
+async def run(
+    plan: ServePlan,
+    *,
+    stop: asyncio.Event | None = None,
+    on_ready: Callable[[int], None] | None = None,
+    runner: CommandRunner | None = None,
+    pace: float = DEFAULT_PACE,
+) -> None:
     """Serve until ``stop`` is set (or SIGINT/SIGTERM); ``on_ready`` gets the bound port.
 
     Tokens are checked with Slack before anything listens (ConfigError when Slack refuses them).
@@ -171,10 +196,11 @@ async def run(plan: ServePlan, *, stop: asyncio.Event | None = None,
     app_token = settings.slack_app_token.get_secret_value().strip() if settings.slack_app_token else ""
     if plan.socket_mode:
         await check_app_token(client, app_token)
-    runner = runner or CommandRunner(context_factory(settings, plan.db))
+    runner = runner or CommandRunner(context_factory(settings, plan.db), settings=settings)
     bolt_app = build_app(settings, runner, client=client, http=not plan.socket_mode, pace=pace)
-    app_runner, port = await start_site(build_web_app(runner, None if plan.socket_mode else bolt_app),
-                                        plan.host, plan.port)
+    app_runner, port = await start_site(
+        build_web_app(runner, None if plan.socket_mode else bolt_app), plan.host, plan.port
+    )
     socket_handler = None
     try:
         if plan.socket_mode:
@@ -206,13 +232,25 @@ def fail(message: str) -> None:
 
 
 @click.command("serve")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="SQLite cache (default: PRDIGEST_DB, else ./prdigest.db).")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="SQLite cache (default: PRDIGEST_DB, else ./prdigest.db).",
+)
 @click.option("--host", default="0.0.0.0", show_default=True, help="Interface to listen on.")
-@click.option("--port", type=click.IntRange(0, 65535), default=None,
-              help="HTTP port for /slack/events and /healthz (default: PRDIGEST_SLACK_PORT, 3000).")
-@click.option("--socket-mode/--http", "socket_mode", default=None,
-              help="Force a mode (default: Socket Mode when SLACK_APP_TOKEN is set, else HTTP).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="HTTP port for /slack/events and /healthz (default: PRDIGEST_SLACK_PORT, 3000).",
+)
+@click.option(
+    "--socket-mode/--http",
+    "socket_mode",
+    default=None,
+    help="Force a mode (default: Socket Mode when SLACK_APP_TOKEN is set, else HTTP).",
+)
 def serve(db: Path | None, host: str, port: int | None, socket_mode: bool | None) -> None:
     """Run the Slack app: /digest /risks /pr /search /help."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -44,31 +44,51 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
     c = stats.counts
     avg_merged = stats.previous_avg("merged")
     sep = "、" if lang == "zh" else ", "
-    text = t(lang, "digest.summary_text", merged=c["merged"], delta=_delta(c["merged"], avg_merged),
-             avg=f"{avg_merged:.0f}", key=c["key"])
+    text = t(
+        lang,
+        "digest.summary_text",
+        merged=c["merged"],
+        delta=_delta(c["merged"], avg_merged),
+        avg=f"{avg_merged:.0f}",
+        key=c["key"],
+    )
     if themes:
-        text += " " + t(lang, "digest.summary_themes", themes=sep.join(
-            th.title if th.kind == "burst" else label(th.key) for th in themes[:5]))
-    text += " " + t(lang, "digest.summary_risks", core=c["core-path"], tests=c["missing-tests"], breaking=c["breaking"])
+        text += " " + t(
+            lang,
+            "digest.summary_themes",
+            themes=sep.join(th.title if th.kind == "burst" else label(th.key) for th in themes[:5]),
+        )
+    text += " " + t(
+        lang, "digest.summary_risks", core=c["core-path"], tests=c["missing-tests"], breaking=c["breaking"]
+    )
     warnings = []
     for kind in ("core-path", "missing-tests", "breaking"):
         avg = stats.previous_avg(kind)
         if c[kind] > max(1.2 * avg, avg + 2):
-            warnings.append(t(lang, "digest.warning_high", what=flag_label(lang, kind), now=c[kind], avg=f"{avg:.0f}"))
+            warnings.append(
+                t(lang, "digest.warning_high", what=flag_label(lang, kind), now=c[kind], avg=f"{avg:.0f}")
+            )
     blocks: list[Block] = [Paragraph(text=text)]
     blocks.append(Paragraph(text=" ".join(warnings) if warnings else t(lang, "digest.warning_ok")))
     blocks.append(Facts(items=[(_count_label(k, lang), str(c[k])) for k in SUMMARY_COUNTS]))
     highlighted = [s for s in sorted(stats.prs, key=rank_key) if s.cls.highlights][:SUMMARY_HIGHLIGHTS]
     if highlighted:
-        blocks.append(BulletList(items=[
-            Bullet(text=f"{clean_title(s.pr.title)} — {s.cls.highlights[0]}", prs=[pr_ref(s)]) for s in highlighted
-        ]))
+        blocks.append(
+            BulletList(
+                items=[
+                    Bullet(text=f"{clean_title(s.pr.title)} — {s.cls.highlights[0]}", prs=[pr_ref(s)])
+                    for s in highlighted
+                ]
+            )
+        )
     if stats.previous:
         columns = [t(lang, "digest.col_week"), t(lang, "digest.col_now")] + [
             p.start.strftime("%m-%d") for p, _ in stats.previous
         ]
-        rows = [[_count_label(k, lang), str(c[k])] + [str(pc[k]) for pc in stats.previous_counts]
-                for k in ("merged", "core-path", "missing-tests", "breaking", "dependency")]
+        rows = [
+            [_count_label(k, lang), str(c[k])] + [str(pc[k]) for pc in stats.previous_counts]
+            for k in ("merged", "core-path", "missing-tests", "breaking", "dependency")
+        ]
         blocks.append(Heading(text=t(lang, "digest.compare"), level=3))
         blocks.append(Table(columns=columns, rows=rows))
     return blocks
@@ -83,8 +103,11 @@ def _count_label(kind: str, lang: str) -> str:
 def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
     blocks: list[Block] = []
     for i, th in enumerate(themes, 1):
-        name = t(lang, "digest.theme_burst", topic=th.title, n=len(th.prs)) if th.kind == "burst" else (
-            f"{label(th.key)} ({len(th.prs)})")
+        name = (
+            t(lang, "digest.theme_burst", topic=th.title, n=len(th.prs))
+            if th.kind == "burst"
+            else (f"{label(th.key)} ({len(th.prs)})")
+        )
         blocks.append(Heading(text=f"{i}. {name}", level=3))
         items = [_entry(s, stats, lang) for s in th.prs[:5]]
         if len(th.prs) > 5:
@@ -99,19 +122,40 @@ def _trends(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
     blocks: list[Block] = []
     lines = []
     if rising:
-        lines.append(t(lang, "digest.rising", items=", ".join(f"{label(tr.module)} {tr.now} ({tr.change})" for tr in rising)))
+        lines.append(
+            t(
+                lang,
+                "digest.rising",
+                items=", ".join(f"{label(tr.module)} {tr.now} ({tr.change})" for tr in rising),
+            )
+        )
     if falling:
-        lines.append(t(lang, "digest.falling", items=", ".join(f"{label(tr.module)} {tr.now} ({tr.change})" for tr in falling)))
+        lines.append(
+            t(
+                lang,
+                "digest.falling",
+                items=", ".join(f"{label(tr.module)} {tr.now} ({tr.change})" for tr in falling),
+            )
+        )
     for th in themes:
         if th.kind == "burst":
             lines.append(t(lang, "digest.theme_burst", topic=th.title, n=len(th.prs)))
-    blocks.append(BulletList(items=[Bullet(text=line) for line in lines]) if lines
-                  else Paragraph(text=t(lang, "digest.steady")))
-    blocks.append(Table(
-        columns=[t(lang, "digest.col_module"), t(lang, "digest.col_now"), t(lang, "digest.col_avg"),
-                 t(lang, "digest.col_change")],
-        rows=[[label(tr.module), str(tr.now), f"{tr.avg:g}", tr.change] for tr in trends[:MAX_ROWS]],
-    ))
+    blocks.append(
+        BulletList(items=[Bullet(text=line) for line in lines])
+        if lines
+        else Paragraph(text=t(lang, "digest.steady"))
+    )
+    blocks.append(
+        Table(
+            columns=[
+                t(lang, "digest.col_module"),
+                t(lang, "digest.col_now"),
+                t(lang, "digest.col_avg"),
+                t(lang, "digest.col_change"),
+            ],
+            rows=[[label(tr.module), str(tr.now), f"{tr.avg:g}", tr.change] for tr in trends[:MAX_ROWS]],
+        )
+    )
     return blocks
 
 
@@ -120,16 +164,34 @@ def _risks(stats: DigestStats, label: LabelFn, lang: str) -> list[Block]:
     items: list[Bullet] = []
     core = stats.flagged("core-path")
     if core:
-        items.append(Bullet(text=t(lang, "digest.risk_core", n=len(core), avg=f"{stats.previous_avg('core-path'):.0f}",
-                                   modules=top_modules(core, label, lang)), prs=[pr_ref(s) for s in core[:RISK_LIST]]))
+        items.append(
+            Bullet(
+                text=t(
+                    lang,
+                    "digest.risk_core",
+                    n=len(core),
+                    avg=f"{stats.previous_avg('core-path'):.0f}",
+                    modules=top_modules(core, label, lang),
+                ),
+                prs=[pr_ref(s) for s in core[:RISK_LIST]],
+            )
+        )
     tests = stats.flagged("missing-tests")
     if tests:
-        items.append(Bullet(text=t(lang, "digest.risk_tests", n=len(tests), modules=top_modules(tests, label, lang)),
-                            prs=[pr_ref(s) for s in tests[:RISK_LIST]]))
+        items.append(
+            Bullet(
+                text=t(lang, "digest.risk_tests", n=len(tests), modules=top_modules(tests, label, lang)),
+                prs=[pr_ref(s) for s in tests[:RISK_LIST]],
+            )
+        )
     if items:
         blocks.append(BulletList(items=items))
-    for kind, key in (("breaking", "digest.risk_breaking"), ("dependency", "digest.risk_dependency"),
-                      ("revert", "digest.risk_revert"), ("large", "digest.risk_large")):
+    for kind, key in (
+        ("breaking", "digest.risk_breaking"),
+        ("dependency", "digest.risk_dependency"),
+        ("revert", "digest.risk_revert"),
+        ("large", "digest.risk_large"),
+    ):
         flagged = stats.flagged(kind)
         if not flagged:
             continue
@@ -140,7 +202,9 @@ def _risks(stats: DigestStats, label: LabelFn, lang: str) -> list[Block]:
             evidence = "; ".join(flag.evidence[:2]) if flag else ""
             lines.append(Bullet(text=f"{clean_title(s.pr.title)} — {evidence}", prs=[pr_ref(s)]))
         if len(flagged) > RISK_LIST:
-            lines.append(Bullet(text=f"… +{len(flagged) - RISK_LIST}", prs=[pr_ref(s) for s in flagged[RISK_LIST:]]))
+            lines.append(
+                Bullet(text=f"… +{len(flagged) - RISK_LIST}", prs=[pr_ref(s) for s in flagged[RISK_LIST:]])
+            )
         blocks.append(BulletList(items=lines))
     if not blocks:
         blocks.append(Paragraph(text=t(lang, "digest.risk_none")))
@@ -173,7 +237,10 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         ("digest.trends", _trends(stats, themes, label, lang)),
         ("digest.risks", _risks(stats, label, lang)),
         ("digest.quickview", _quickview(stats, lang, label)),
-        ("digest.recommendations", [BulletList(items=[Bullet(text=r.text, prs=[pr_ref(s) for s in r.prs]) for r in recs])]),
+        (
+            "digest.recommendations",
+            [BulletList(items=[Bullet(text=r.text, prs=[pr_ref(s) for s in r.prs]) for r in recs])],
+        ),
     ]
     blocks: list[Block] = []
     starts: list[int] = []
@@ -187,20 +254,38 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         "modules_filter": list(stats.modules_filter),
         "counts": stats.counts,
         "previous": [
-            {"period": p.as_dict(), "counts": counts} for (p, _), counts in zip(stats.previous, stats.previous_counts,
-                                                                                  strict=True)
+            {"period": p.as_dict(), "counts": counts}
+            for (p, _), counts in zip(stats.previous, stats.previous_counts, strict=True)
         ],
-        "themes": [{"title": th.title, "kind": th.kind, "module": th.key if th.kind == "module" else None,
-                    "prs": [s.pr.number for s in th.prs]} for th in themes],
+        "themes": [
+            {
+                "title": th.title,
+                "kind": th.kind,
+                "module": th.key if th.kind == "module" else None,
+                "prs": [s.pr.number for s in th.prs],
+            }
+            for th in themes
+        ],
         "modules": [{"module": tr.module, "count": tr.now, "avg_4w": tr.avg} for tr in module_trends(stats)],
         "key_prs": [s.pr.number for s in sorted(stats.prs, key=rank_key) if s.pr.number in stats.key],
-        "highlights": [{"number": s.pr.number, "text": h} for s in sorted(stats.prs, key=rank_key)
-                       for h in s.cls.highlights],
+        "highlights": [
+            {"number": s.pr.number, "text": h}
+            for s in sorted(stats.prs, key=rank_key)
+            for h in s.cls.highlights
+        ],
         "recommendations": [{"text": r.text, "prs": [s.pr.number for s in r.prs]} for r in recs],
         "prs": [
-            {"number": s.pr.number, "title": s.pr.title, "url": s.pr.url, "author": s.pr.author,
-             "merged_at": s.pr.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"), "modules": s.cls.modules,
-             "flags": s.cls.flag_kinds, "key": s.pr.number in stats.key, "score": s.cls.score}
+            {
+                "number": s.pr.number,
+                "title": s.pr.title,
+                "url": s.pr.url,
+                "author": s.pr.author,
+                "merged_at": s.pr.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "modules": s.cls.modules,
+                "flags": s.cls.flag_kinds,
+                "key": s.pr.number in stats.key,
+                "score": s.cls.score,
+            }
             for s in stats.prs
         ],
     }

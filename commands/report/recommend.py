@@ -27,17 +27,30 @@ def top_modules(prs: list[StoredPR], label: LabelFn, lang: str, n: int = 3) -> s
     return sep.join(label(m) for m, _ in counts.most_common(n)) or "—"
 
 
-def recommendations(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Recommendation]:
+def recommendations(
+    stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str
+) -> list[Recommendation]:
     out: list[Recommendation] = []
     untested = stats.flagged("missing-tests")
     if untested and len(untested) >= max(3, 0.1 * len(stats.prs)):
-        out.append(Recommendation(t(lang, "rec.tests", modules=top_modules(untested, label, lang)), untested[:5]))
+        out.append(
+            Recommendation(t(lang, "rec.tests", modules=top_modules(untested, label, lang)), untested[:5])
+        )
     core = stats.flagged("core-path")
     core_avg = stats.previous_avg("core-path")
     if core and len(core) > 1.2 * core_avg + 1:
-        out.append(Recommendation(
-            t(lang, "rec.core", now=len(core), avg=f"{core_avg:.0f}", modules=top_modules(core, label, lang)), core[:5]
-        ))
+        out.append(
+            Recommendation(
+                t(
+                    lang,
+                    "rec.core",
+                    now=len(core),
+                    avg=f"{core_avg:.0f}",
+                    modules=top_modules(core, label, lang),
+                ),
+                core[:5],
+            )
+        )
     breaking = stats.flagged("breaking")
     if breaking:
         out.append(Recommendation(t(lang, "rec.breaking", n=len(breaking)), breaking[:6]))
@@ -50,7 +63,9 @@ def recommendations(stats: DigestStats, themes: list[Theme], label: LabelFn, lan
         out.append(Recommendation(t(lang, "rec.dependency", deps="; ".join(names)), deps[:4]))
     for theme in themes:
         if theme.kind == "burst":
-            out.append(Recommendation(t(lang, "rec.burst", topic=theme.title, n=len(theme.prs)), theme.prs[:5]))
+            out.append(
+                Recommendation(t(lang, "rec.burst", topic=theme.title, n=len(theme.prs)), theme.prs[:5])
+            )
     reverts = stats.flagged("revert")
     if reverts:
         out.append(Recommendation(t(lang, "rec.revert", n=len(reverts)), reverts[:5]))

@@ -68,8 +68,12 @@ def _counts(n_merged: int, n_key: int, flag_lists: Sequence[Sequence[str]]) -> d
     return counts
 
 
-def gather(store: PRStore, profile: Profile, repo: str, period: Period, modules: tuple[str, ...] = ()) -> DigestStats:
-    prs = [s for s in store.merged_between(repo, period.start, period.end) if _matches(s.cls.modules, modules)]
+def gather(
+    store: PRStore, profile: Profile, repo: str, period: Period, modules: tuple[str, ...] = ()
+) -> DigestStats:
+    prs = [
+        s for s in store.merged_between(repo, period.start, period.end) if _matches(s.cls.modules, modules)
+    ]
     key = select_key(prs, profile.key_share)
     previous = []
     for p in period.previous(COMPARE_WEEKS):
@@ -82,4 +86,3 @@ def gather(store: PRStore, profile: Profile, repo: str, period: Period, modules:
             _counts(len(briefs), key_count(len(briefs), profile.key_share), [b.flags for b in briefs])
         )
     return stats
-

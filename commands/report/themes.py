@@ -24,13 +24,15 @@ PRS_PER_THEME = 5
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")
 STOPWORDS = frozenset(
-    """a an the and or of to in on for with from by at as is are be into via per not no
-    fix fixes fixed add adds added support supports update updates updated remove removes removed use uses
-    bump upgrade improve improves refactor refactors clean cleanup make makes allow allows enable enables
-    disable disables handle move moves rename renames revert reverts when if that this test tests testing
-    bugfix bug misc doc docs ci build core model models kernel frontend perf feature feat chore new more
-    default option options config issue error errors case cases path paths after before only also
-    re-enable re-land reland follow-up followup multi-node non-blocking pre-commit""".split()
+    """
+    a an the and or of to in on for with from by at as is are be into via per not no fix fixes fixed
+    add adds added support supports update updates updated remove removes removed use uses bump
+    upgrade improve improves refactor refactors clean cleanup make makes allow allows enable enables
+    disable disables handle move moves rename renames revert reverts when if that this test tests
+    testing bugfix bug misc doc docs ci build core model models kernel frontend perf feature feat
+    chore new more default option options config issue error errors case cases path paths after
+    before only also re-enable re-land reland follow-up followup multi-node non-blocking pre-commit
+    """.split()
 )
 
 
@@ -99,8 +101,11 @@ def bursts(stats: DigestStats) -> list[Theme]:
         if len(members) < MIN_BURST_PRS:
             continue
         avg = before[word] / n_prev
-        if (len(members) >= 3 * (avg + 0.5) and len(members) < 0.5 * max(1, len(stats.prs))
-                and name_like((s.pr.title for s in members), word)):
+        if (
+            len(members) >= 3 * (avg + 0.5)
+            and len(members) < 0.5 * max(1, len(stats.prs))
+            and name_like((s.pr.title for s in members), word)
+        ):
             candidates.append((len(members) / (avg + 0.5), len(members), word, members))
     candidates.sort(key=lambda c: (-c[0], -c[1], c[2]))
     chosen: list[Theme] = []
@@ -109,17 +114,28 @@ def bursts(stats: DigestStats) -> list[Theme]:
         numbers = {s.pr.number for s in members}
         if len(numbers & covered) >= 0.5 * len(numbers):
             continue  # the same PRs already make a theme under another word
-        chosen.append(Theme(_display_form(word, (s.pr.title for s in members)), "burst", sorted(members, key=rank_key), word))
+        chosen.append(
+            Theme(
+                _display_form(word, (s.pr.title for s in members)),
+                "burst",
+                sorted(members, key=rank_key),
+                word,
+            )
+        )
         covered |= numbers
         if len(chosen) == MAX_BURSTS:
             break
     return chosen
 
 
-def module_themes(stats: DigestStats, taken: set[int], limit: int, catch_all: Iterable[str] = ()) -> list[Theme]:
+def module_themes(
+    stats: DigestStats, taken: set[int], limit: int, catch_all: Iterable[str] = ()
+) -> list[Theme]:
     """Greedy: the module whose notable PRs weigh most becomes a theme, its PRs leave the pool."""
     skip = set(catch_all)
-    pool = [s for s in stats.prs if s.pr.number not in taken and (s.pr.number in stats.key or s.cls.score > 0)]
+    pool = [
+        s for s in stats.prs if s.pr.number not in taken and (s.pr.number in stats.key or s.cls.score > 0)
+    ]
     themes: list[Theme] = []
     while pool and len(themes) < limit:
         weight: Counter[str] = Counter()
@@ -134,7 +150,14 @@ def module_themes(stats: DigestStats, taken: set[int], limit: int, catch_all: It
         members = [s for s in pool if module in s.cls.modules]
         if len(members) < 2 and not any(s.pr.number in stats.key for s in members):
             break
-        themes.append(Theme(module, "module", sorted(members, key=lambda s: (s.pr.number not in stats.key, *rank_key(s))), module))
+        themes.append(
+            Theme(
+                module,
+                "module",
+                sorted(members, key=lambda s: (s.pr.number not in stats.key, *rank_key(s))),
+                module,
+            )
+        )
         numbers = {s.pr.number for s in members}
         pool = [s for s in pool if s.pr.number not in numbers]
     return themes

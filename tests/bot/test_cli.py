@@ -14,7 +14,9 @@ import pytest
 EXE = str(Path(sys.executable).with_name("prdigest"))
 
 
-def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "GITHUB_", "SLACK_"))}
     full_env.update(env or {})
     return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=full_env)
@@ -66,21 +68,26 @@ def test_pr_not_cached_exits_1_with_a_hint(demo_db: Path) -> None:
     assert "not in the cache" in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize(("args", "needles"), [
-    (("dance",), ("No such command 'dance'",)),
-    (("digest", "--colour"), ("No such option", "--colour")),
-    (("digest", "--format", "yaml"), ("'yaml' is not one of",)),
-    (("pr", "abc"), ("'abc' is not a PR number",)),
-    (("pr", "0"), ("out of range",)),
-    (("pr", "123456789012345678901234567890"), ("out of range",)),
-    (("digest", "2026-W99"), ("2026-W99 is not an ISO week",)),
-    (("digest", "yesterday-ish"), ("unknown module 'yesterday-ish'",)),
-    (("digest", "2026-W19", "warp-drive"), ("unknown module 'warp-drive'",)),
-    (("risks", "nonsense"), ("unknown risk kind 'nonsense'",)),
-    (("search",), ("search needs at least one word",)),
-    (("search", "..."), ("at least one word",)),
-])
-def test_bad_input_gets_one_line_and_exit_2(demo_db: Path, args: tuple[str, ...], needles: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("dance",), ("No such command 'dance'",)),
+        (("digest", "--colour"), ("No such option", "--colour")),
+        (("digest", "--format", "yaml"), ("'yaml' is not one of",)),
+        (("pr", "abc"), ("'abc' is not a PR number",)),
+        (("pr", "0"), ("out of range",)),
+        (("pr", "123456789012345678901234567890"), ("out of range",)),
+        (("digest", "2026-W99"), ("2026-W99 is not an ISO week",)),
+        (("digest", "yesterday-ish"), ("unknown module 'yesterday-ish'",)),
+        (("digest", "2026-W19", "warp-drive"), ("unknown module 'warp-drive'",)),
+        (("risks", "nonsense"), ("unknown risk kind 'nonsense'",)),
+        (("search",), ("search needs at least one word",)),
+        (("search", "..."), ("at least one word",)),
+    ],
+)
+def test_bad_input_gets_one_line_and_exit_2(
+    demo_db: Path, args: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
     assert_one_line_usage(cli(*args, "--db", str(demo_db)) if args[0] != "dance" else cli(*args), *needles)
 
 
@@ -115,23 +122,35 @@ def test_a_directory_as_database(tmp_path: Path) -> None:
 
 def test_a_broken_profile_is_rejected_with_file_key_and_reason(demo_db: Path, tmp_path: Path) -> None:
     rules = tmp_path / "rules.toml"
-    rules.write_text((Path(__file__).parents[2] / "classify" / "profiles" / "generic.toml").read_text()
-                     + "\n[bogus_section]\nx = 1\n")
+    rules.write_text(
+        (Path(__file__).parents[2] / "classify" / "profiles" / "generic.toml").read_text()
+        + "\n[bogus_section]\nx = 1\n"
+    )
     result = cli("digest", "--db", str(demo_db), env={"PRDIGEST_RULES": str(rules)})
     assert_one_line_usage(result, "rule profile rejected", str(rules), "bogus_section")
 
 
 def test_a_bad_setting_names_the_variable(demo_db: Path) -> None:
-    assert_one_line_usage(cli("digest", "--db", str(demo_db), env={"PRDIGEST_TIMEZONE": "Mars/Olympus"}),
-                          "PRDIGEST_TIMEZONE", "Mars/Olympus")
+    assert_one_line_usage(
+        cli("digest", "--db", str(demo_db), env={"PRDIGEST_TIMEZONE": "Mars/Olympus"}),
+        "PRDIGEST_TIMEZONE",
+        "Mars/Olympus",
+    )
     assert_one_line_usage(cli("digest", "--db", str(demo_db), env={"PRDIGEST_LANG": "fr"}), "PRDIGEST_LANG")
 
 
 def test_import_is_idempotent_and_validates_first(tmp_path: Path, demo_db: Path) -> None:
     db = tmp_path / "c.db"
     good = tmp_path / "prs.jsonl"
-    record = {"repo": "o/r", "number": 5, "title": "[Bugfix] Fix a crash", "merged_at": "2026-05-05T10:00:00Z",
-              "files": [{"path": "src/app.py", "additions": 3, "deletions": 1}], "additions": 3, "deletions": 1}
+    record = {
+        "repo": "o/r",
+        "number": 5,
+        "title": "[Bugfix] Fix a crash",
+        "merged_at": "2026-05-05T10:00:00Z",
+        "files": [{"path": "src/app.py", "additions": 3, "deletions": 1}],
+        "additions": 3,
+        "deletions": 1,
+    }
     good.write_text(json.dumps(record) + "\n" + json.dumps({**record, "number": 6}) + "\n")
     first = cli("import", str(good), "--db", str(db))
     assert first.returncode == 0 and "2 new" in first.stdout

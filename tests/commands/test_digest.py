@@ -16,8 +16,14 @@ from commands.render import render
 from tests.conftest import DEMO_NOW, RunFn
 
 REPO = "vllm-project/vllm"
-EN_SECTIONS = ["Executive summary", "Key changes this week", "Module and topic trends", "Risk observations",
-               "Key PR quick view", "Recommendations"]
+EN_SECTIONS = [
+    "Executive summary",
+    "Key changes this week",
+    "Module and topic trends",
+    "Risk observations",
+    "Key PR quick view",
+    "Recommendations",
+]
 ZH_SECTIONS = ["执行摘要", "本周重点变化", "模块与主题趋势", "风险观察", "重点 PR 速览", "后续建议"]
 
 
@@ -57,7 +63,12 @@ def test_digest_counts_match_the_cache(run: RunFn, demo_ctx: Context) -> None:
 def test_digest_compares_with_the_four_previous_weeks(run: RunFn, demo_ctx: Context) -> None:
     reply = run("digest", "2026-W19")
     previous = reply.data["previous"]
-    assert [p["period"]["start"][:10] for p in previous] == ["2026-04-27", "2026-04-20", "2026-04-13", "2026-04-06"]
+    assert [p["period"]["start"][:10] for p in previous] == [
+        "2026-04-27",
+        "2026-04-20",
+        "2026-04-13",
+        "2026-04-06",
+    ]
     for p in previous:
         start = datetime.fromisoformat(p["period"]["start"].replace("Z", "+00:00"))
         end = datetime.fromisoformat(p["period"]["end"].replace("Z", "+00:00"))
@@ -167,11 +178,20 @@ def test_markdown_and_json_renderings(run: RunFn) -> None:
     reply = run("digest", "2026-W19")
     md = render(reply, "markdown")
     assert md.startswith("# vllm-project/vllm weekly digest · 2026\\-W19") or md.startswith(
-        "# vllm-project/vllm weekly digest · 2026-W19")
+        "# vllm-project/vllm weekly digest · 2026-W19"
+    )
     assert "## Executive summary" in md and "](https://github.com/vllm-project/vllm/pull/" in md
     data = json.loads(render(reply, "json"))
     assert set(data) >= {"repo", "period", "counts", "themes", "prs"}
-    assert set(data["counts"]) == {"merged", "key", "core-path", "missing-tests", "breaking", "dependency", "large",
-                                   "revert"}
+    assert set(data["counts"]) == {
+        "merged",
+        "key",
+        "core-path",
+        "missing-tests",
+        "breaking",
+        "dependency",
+        "large",
+        "revert",
+    }
     assert set(data["prs"][0]) >= {"number", "title", "modules", "flags", "key"}
     assert set(data["themes"][0]) >= {"title", "prs"}

@@ -31,7 +31,9 @@ def sample() -> Reply:
 
 def test_text_rendering_is_exact() -> None:
     reply = sample()
-    reply.blocks[4] = PRItem(pr=REF.model_copy(update={"title": "Remove Tree Attention"}), tags=["key"], lines=["−1400"])
+    reply.blocks[4] = PRItem(
+        pr=REF.model_copy(update={"title": "Remove Tree Attention"}), tags=["key"], lines=["−1400"]
+    )
     assert render_text(reply) == (
         "o/r weekly digest · 2026-W19\n"
         "============================\n"

@@ -47,11 +47,14 @@ def test_risks_defaults_to_all_and_the_last_seven_days(run: RunFn) -> None:
     assert reply.data["period"]["label"] == "last 7 days"
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("nonsense",), "unknown risk kind 'nonsense'"),
-    (("core-path", "2026-W99"), "not an ISO week"),
-    (("core-path", "breaking"), "unexpected 'breaking'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("nonsense",), "unknown risk kind 'nonsense'"),
+        (("core-path", "2026-W99"), "not an ISO week"),
+        (("core-path", "breaking"), "unexpected 'breaking'"),
+    ],
+)
 def test_risks_bad_input(run: RunFn, args: tuple[str, ...], message: str) -> None:
     reply = run("risks", *args)
     assert reply.status == "usage" and message in reply.title and "usage: risks" in reply.title
@@ -86,13 +89,16 @@ def test_pr_not_cached_says_how_to_sync(run: RunFn) -> None:
     assert "not in the cache" in reply.title and "prdigest sync" in reply.title
 
 
-@pytest.mark.parametrize(("word", "message"), [
-    ("abc", "is not a PR number"),
-    ("0", "out of range"),
-    ("-5", "is not a PR number"),
-    ("99999999999999999999", "out of range"),
-    ("4.2", "is not a PR number"),
-])
+@pytest.mark.parametrize(
+    ("word", "message"),
+    [
+        ("abc", "is not a PR number"),
+        ("0", "out of range"),
+        ("-5", "is not a PR number"),
+        ("99999999999999999999", "out of range"),
+        ("4.2", "is not a PR number"),
+    ],
+)
 def test_pr_bad_numbers(run: RunFn, word: str, message: str) -> None:
     reply = run("pr", word)
     assert reply.status == "usage" and message in reply.title

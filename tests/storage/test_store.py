@@ -15,13 +15,35 @@ from storage.prs import PRStore, brief_between
 T0 = datetime(2026, 5, 4, 12, tzinfo=UTC)
 
 
-def make(number: int, *, title: str = "[Kernel] faster fused MoE", source: str = "import", days: int = 0,
-         body: str = "Speeds up decode by 12%.") -> tuple[PullRequest, Classification]:
-    pr = PullRequest(repo="o/r", number=number, title=title, body=body, author="alice", merged_at=T0 + timedelta(days=days),
-                     files=[FileChange(path="csrc/moe.cu", additions=40, deletions=2)], additions=40, deletions=2,
-                     labels=["performance"], source=source)  # type: ignore[arg-type]
-    cls = Classification(modules=["kernel", "moe"], flags=[Flag(kind="core-path", evidence=["csrc/moe.cu"])], score=3.5,
-                         gist="Speeds up decode.", profile="test", profile_version="1")
+def make(
+    number: int,
+    *,
+    title: str = "[Kernel] faster fused MoE",
+    source: str = "import",
+    days: int = 0,
+    body: str = "Speeds up decode by 12%.",
+) -> tuple[PullRequest, Classification]:
+    pr = PullRequest(
+        repo="o/r",
+        number=number,
+        title=title,
+        body=body,
+        author="alice",
+        merged_at=T0 + timedelta(days=days),
+        files=[FileChange(path="csrc/moe.cu", additions=40, deletions=2)],
+        additions=40,
+        deletions=2,
+        labels=["performance"],
+        source=source,
+    )  # type: ignore[arg-type]
+    cls = Classification(
+        modules=["kernel", "moe"],
+        flags=[Flag(kind="core-path", evidence=["csrc/moe.cu"])],
+        score=3.5,
+        gist="Speeds up decode.",
+        profile="test",
+        profile_version="1",
+    )
     return pr, cls
 
 
@@ -45,14 +67,20 @@ def test_importing_the_same_prs_twice_changes_nothing(store: PRStore) -> None:
 def test_an_update_replaces_tags_and_search_text(store: PRStore) -> None:
     store.upsert([make(7, title="Add tree attention backend")])
     pr, cls = make(7, title="Remove tree attention backend", body="drops it")
-    cls = cls.model_copy(update={"flags": [Flag(kind="breaking", evidence=["remove"])], "modules": ["attention"]})
+    cls = cls.model_copy(
+        update={"flags": [Flag(kind="breaking", evidence=["remove"])], "modules": ["attention"]}
+    )
     counts = store.upsert([(pr, cls)])
     assert counts.updated == 1
     assert store.tag_counts("o/r", "flag", T0 - timedelta(days=1), T0 + timedelta(days=1)) == {"breaking": 1}
     assert store.search("o/r", '"drops"*', None, None)[1] == 1
     assert store.search("o/r", '"speeds"*', None, None)[1] == 0
     got = store.get("o/r", 7)
-    assert got is not None and got.pr.title == "Remove tree attention backend" and got.cls.modules == ["attention"]
+    assert (
+        got is not None
+        and got.pr.title == "Remove tree attention backend"
+        and got.cls.modules == ["attention"]
+    )
 
 
 def test_a_git_import_never_overwrites_richer_api_data(store: PRStore) -> None:
@@ -79,7 +107,9 @@ def test_range_queries_are_half_open_and_ordered(store: PRStore) -> None:
     store.upsert([make(n, days=n) for n in range(1, 11)])
     got = store.merged_between("o/r", T0 + timedelta(days=2), T0 + timedelta(days=5))
     assert [s.pr.number for s in got] == [2, 3, 4]
-    assert [b.number for b in brief_between(store, "o/r", T0 + timedelta(days=2), T0 + timedelta(days=5))] == [2, 3, 4]
+    assert [
+        b.number for b in brief_between(store, "o/r", T0 + timedelta(days=2), T0 + timedelta(days=5))
+    ] == [2, 3, 4]
     newest = store.with_tag("o/r", "flag", "core-path", T0, T0 + timedelta(days=30), limit=3)
     assert [s.pr.number for s in newest] == [10, 9, 8]
 
