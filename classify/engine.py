@@ -22,6 +22,8 @@ from classify.text import clean_body, gist, highlights, shorten
 from classify.titles import norm, parse_title, split_tag
 
 MAX_EVIDENCE_WORDS = 5
+# Descriptions beyond this many characters are pasted logs and benchmark dumps: not read further.
+MAX_BODY_CHARS = 16_000
 EVIDENCE_CHARS = 100
 IGNORE_LOOKBEHIND = 30
 _CLAUSE_BREAK = re.compile(r"[.!?;\n]")
@@ -179,6 +181,8 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
 
     files = _Files(pr.files, c)
     body = pr.body
+    cleaned = clean_body(body[:MAX_BODY_CHARS])
+    cleaned_low = cleaned.lower()
 
     # -- revert (it decides the kind) ---------------------------------------------------------------
     revert: list[str] = []
@@ -186,13 +190,11 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
         m = c.revert_title.search(parsed.after_tags, parsed.after_tags.lower())
         if m:
             revert.append(shorten((_group(m, "what") or m.group(0)).strip(), EVIDENCE_CHARS))
-        if body:
-            body_low = body.lower()
-            if c.revert_body.possible(body_low):
-                for gated in c.revert_body:
-                    m = gated.search(body, body_low)
-                    if m:
-                        _add(revert, shorten((_group(m, "what") or m.group(0)).strip(), EVIDENCE_CHARS))
+        if cleaned and c.revert_body.possible(cleaned_low):
+            for gated in c.revert_body:
+                m = gated.search(cleaned, cleaned_low)
+                if m:
+                    _add(revert, shorten((_group(m, "what") or m.group(0)).strip(), EVIDENCE_CHARS))
 
     # -- modules ----------------------------------------------------------------------------------
     modules: list[str] = tag_modules
@@ -239,7 +241,6 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
 
     # -- flags --------------------------------------------------------------------------------------
     flags: list[Flag] = []
-    cleaned = clean_body(body)
 
     core_files = files.matching(c.core_set)
     if core_files:
@@ -269,7 +270,7 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
                 _add(breaking, f"label: {label}")
         _breaking_words(title, title_low, "title", c, breaking)
         if cleaned:
-            _breaking_words(cleaned, cleaned.lower(), "body", c, breaking)
+            _breaking_words(cleaned, cleaned_low, "body", c, breaking)
         if breaking:
             flags.append(_flag("breaking", breaking[:MAX_EVIDENCE_WORDS]))
 

@@ -156,6 +156,7 @@ def parse_keyword(keyword: str) -> tuple[tuple[str, bool], ...]:
 
 
 Phrase = tuple[tuple[str, bool], ...]
+WORD_CACHE_LIMIT = 50_000
 
 
 class KeywordIndex:
@@ -173,6 +174,8 @@ class KeywordIndex:
         self._short: list[tuple[str, list[str]]] = []
         self._phrases: dict[str, list[tuple[Phrase, list[str]]]] = {}
         self._phrase_prefix: list[tuple[Phrase, list[str]]] = []
+        # word -> owners of its one-word keywords (exact and prefix): words repeat across titles
+        self._word_cache: dict[str, tuple[str, ...]] = {}
 
     def __bool__(self) -> bool:
         return bool(self._exact or self._prefix3 or self._short or self._phrases or self._phrase_prefix)
@@ -192,6 +195,7 @@ class KeywordIndex:
             owners.append(owner)
 
     def add(self, keyword: str, owner: str) -> None:
+        self._word_cache.clear()
         words = parse_keyword(keyword)
         joined = "".join(w for w, _ in words)
         if not words[-1][1]:
@@ -209,21 +213,19 @@ class KeywordIndex:
         """Owners whose keywords occur in ``text``, in order of first occurrence."""
         words = _TOKEN.findall(text.lower())
         found: list[str] = []
-        exact, prefix3, short, phrases = self._exact, self._prefix3, self._short, self._phrases
+        cache, phrases = self._word_cache, self._phrases
         n_words = len(words)
         for i, word in enumerate(words):
-            hit = exact.get(word)
+            hit = cache.get(word)
+            if hit is None:
+                hit = self._word_owners(word)
+                if len(cache) >= WORD_CACHE_LIMIT:
+                    cache.clear()
+                cache[word] = hit
             if hit:
-                found.extend(o for o in hit if o not in found)
-            bucket = prefix3.get(word[:3])
-            if bucket:
-                for pre, owners in bucket:
-                    if word.startswith(pre):
-                        found.extend(o for o in owners if o not in found)
-            if short:
-                for pre, owners in short:
-                    if word.startswith(pre):
-                        found.extend(o for o in owners if o not in found)
+                for o in hit:
+                    if o not in found:
+                        found.append(o)
             candidates = phrases.get(word)
             if self._phrase_prefix:
                 candidates = [*(candidates or ()), *self._phrase_prefix]
@@ -240,6 +242,13 @@ class KeywordIndex:
                     else:
                         found.extend(o for o in owners if o not in found)
         return found
+
+    def _word_owners(self, word: str) -> tuple[str, ...]:
+        owners: list[str] = list(self._exact.get(word, ()))
+        for pre, prefix_owners in [*self._prefix3.get(word[:3], ()), *self._short]:
+            if word.startswith(pre):
+                owners.extend(o for o in prefix_owners if o not in owners)
+        return tuple(owners)
 
 
 def required_literals(pattern: str, flags: int = re.IGNORECASE) -> tuple[tuple[str, ...], ...]:
@@ -354,7 +363,10 @@ class GatedGroup:
     def possible(self, low: str) -> bool:
         if self.gate is None:
             return bool(self.patterns)
-        return any(s in low for s in self.gate)
+        for s in self.gate:  # noqa: SIM110 - a plain loop is measurably faster than any(<genexpr>) here
+            if s in low:
+                return True
+        return False
 
     def finditer(self, text: str, low: str) -> Iterator[re.Match[str]]:
         """Matches of every pattern in turn (pattern order, then text order)."""

@@ -9,7 +9,7 @@ profile decides what each tag means.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _TAG = re.compile(r"\s*[\[【]([^\[\]【】]{0,60})[\]】]\s*[:\-–|]?\s*")
 _TRAILING_TAG = re.compile(r"\s*\[([^\[\]]{1,60})\]\s*$")
@@ -38,8 +38,7 @@ def split_tag(tag: str) -> list[str]:
     return [p for p in _SPLIT.split(tag) if p]
 
 
-@dataclass(frozen=True)
-class ParsedTitle:
+class ParsedTitle(NamedTuple):
     tags: tuple[str, ...]
     """Bracket tags in title order, series markers removed, as written (not normalised)."""
     prefix: str | None
@@ -56,7 +55,8 @@ class ParsedTitle:
 
 def parse_title(title: str) -> ParsedTitle:
     """Split ``title`` into its tags, conventional-commit prefix and remaining text."""
-    rest = _PR_SUFFIX.sub("", title)
+    # cheap end checks first: a "$"-anchored regex search would try every position of the title
+    rest = _PR_SUFFIX.sub("", title) if title.rstrip().endswith(")") else title
     tags: list[str] = []
     pos = 0
     tags_end = 0
@@ -82,7 +82,7 @@ def parse_title(title: str) -> ParsedTitle:
     after_tags = rest[tags_end:]
     rest = rest[pos:]
     trailing: list[str] = []
-    while True:
+    while rest.rstrip().endswith("]"):
         t = _TRAILING_TAG.search(rest)
         if not t or len(trailing) >= 3:
             break

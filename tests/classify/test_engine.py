@@ -415,3 +415,10 @@ def test_classification_round_trips_through_json(vllm: Profile) -> None:
     assert again == cls
     assert set(cls.flag_kinds) == {"core-path", "breaking", "large"}
     assert cls.highlights == ["Remove the tree attention backend (−1400 lines)."]
+
+
+def test_only_the_start_of_a_huge_description_is_read(vllm: Profile) -> None:
+    log = "INFO step 1 ok\n" * 2000  # ~30,000 characters of pasted log
+    early = classify(pr("x", body="We drop support for Python 3.9.\n" + log), vllm)
+    late = classify(pr("x", body=log + "We drop support for Python 3.9.\n"), vllm)
+    assert "breaking" in flags(early) and "breaking" not in flags(late)
