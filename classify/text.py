@@ -60,7 +60,10 @@ _DROP_LINE = re.compile(
 )
 # Something every line _DROP_LINE removes contains: only the lines around these are examined.
 # Case-sensitive literal alternatives, so the regex engine skips quickly to candidate characters.
-_DROP_MARKER = re.compile(r"-[bB][yY]:|Change-Id|\[[ xX]?\]|PLEASE FILL|<|---|\*\*\*|___|===")
+_DROP_MARKER = re.compile(
+    r"-[bB][yY]:|Change-Id|\[[ xX]?\]|PLEASE FILL|</?(?:details|summary|br|hr|p|div|sub|sup)\b"
+    r"|(?:---|\*\*\*|___|===)[-*_=]*[ \t]*(?=\n|\Z)"
+)
 
 
 def _drop_lines(text: str) -> str:
