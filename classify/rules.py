@@ -309,6 +309,20 @@ class Profile:
         """The module a user means by ``word``: its name, a label, a synonym or a title tag."""
         return self.resolve_map.get(norm(word.strip()))
 
+    def __repr__(self) -> str:
+        return f"Profile(name={self.name!r}, version={self.version!r}, source={str(self.source)!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        """Pickled as "the profile at this path with this version" (e.g. for worker processes)."""
+        return (_reload, (str(self.source), self.version))
+
+
+def _reload(source: str, version: str) -> Profile:
+    profile = load_profile(Path(source))
+    if profile.version != version:
+        raise ProfileError(f"{source}: version changed from {version} to {profile.version} while in use")
+    return profile
+
 
 # -- loading --------------------------------------------------------------------------------------
 
@@ -337,12 +351,18 @@ def load_profile(name_or_path: str | Path | None = None) -> Profile:
         raise ProfileError(f"{shown}: cannot read: {exc.strerror or exc}") from None
     if not path.is_file():
         raise ProfileError(f"{shown}: not a file")
-    return _load_cached(str(path.resolve()), stat.st_mtime_ns, stat.st_size, shown)
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    profile = _CACHE.get(key)
+    if profile is None:
+        profile = _load(Path(key[0]), shown)
+        if len(_CACHE) >= 16:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = profile
+    return profile
 
 
-@functools.lru_cache(maxsize=16)
-def _load_cached(path: str, mtime_ns: int, size: int, shown: str) -> Profile:
-    return _load(Path(path), shown)
+# (resolved path, mtime, size) -> Profile: one compiled profile (and path cache) per file version
+_CACHE: dict[tuple[str, int, int], Profile] = {}
 
 
 def _load(path: Path, shown: str) -> Profile:

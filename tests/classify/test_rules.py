@@ -296,3 +296,14 @@ def test_missing_file_and_unknown_bundled_name(tmp_path: Path) -> None:
     with pytest.raises(ProfileError) as info:
         load_profile(tmp_path)
     assert str(info.value) == f"{tmp_path}: not a file"
+
+
+def test_profile_pickles_by_path_and_version(tmp_path: Path) -> None:
+    import pickle
+
+    assert pickle.loads(pickle.dumps(load_profile("vllm"))) is load_profile("vllm")
+    path = write(tmp_path, MINIMAL)
+    blob = pickle.dumps(load_profile(path))
+    path.write_text(MINIMAL.replace('version = "1"', 'version = "2"'), encoding="utf-8")
+    with pytest.raises(ProfileError, match="version changed from 1 to 2 while in use"):
+        pickle.loads(blob)
