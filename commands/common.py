@@ -33,13 +33,14 @@ def key_count(n_prs: int, share: float) -> int:
     return max(1, math.ceil(n_prs * share - 1e-9)) if n_prs else 0
 
 
-def select_key(items: Sequence[StoredPR], share: float) -> set[int]:
-    """The period's key PRs: the top ``share`` of PRs by score.
+def select_key(items: Sequence[StoredPR], share: float, min_score: float = 0.0) -> set[int]:
+    """The period's key PRs: the top ``share`` of PRs by score, among those scoring ≥ ``min_score``.
 
     Ties are broken by size then number, so the selection is stable across runs.
     """
     n = key_count(len(items), share)
-    ranked = sorted(items, key=lambda s: (-s.cls.score, -(s.pr.additions + s.pr.deletions), s.pr.number))
+    eligible = [s for s in items if s.cls.score >= min_score]
+    ranked = sorted(eligible, key=lambda s: (-s.cls.score, -(s.pr.additions + s.pr.deletions), s.pr.number))
     return {s.pr.number for s in ranked[:n]}
 
 

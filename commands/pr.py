@@ -42,7 +42,7 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     zone = ZoneInfo(inv.timezone)
     week = week_of(pr.merged_at, zone)
     peers = ctx.store.merged_between(repo, week.start, week.end)
-    key = pr.number in select_key(peers, ctx.profile.key_share)
+    key = pr.number in select_key(peers, ctx.profile.key_share, ctx.profile.key_min_score)
     rank = 1 + sum(1 for p in peers if p.cls.score > cls.score)
     merged_local = pr.merged_at.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 

@@ -389,15 +389,22 @@ class BriefPR:
     title: str
     modules: tuple[str, ...]
     flags: tuple[str, ...]
+    score: float
 
 
 def brief_between(store: PRStore, repo: str, start: datetime, end: datetime) -> list[BriefPR]:
     """Cheap rows for the four comparison windows of a digest (no bodies, files or evidence)."""
     rows = store.db.execute(
-        "SELECT number, title, modules, flags FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ?",
+        "SELECT number, title, modules, flags, score FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ?",
         (repo, iso(start), iso(end)),
     ).fetchall()
     return [
-        BriefPR(int(n), str(title), tuple(json.loads(mods)), tuple(f["kind"] for f in json.loads(flags)))
-        for n, title, mods, flags in rows
+        BriefPR(
+            int(n),
+            str(title),
+            tuple(json.loads(mods)),
+            tuple(f["kind"] for f in json.loads(flags)),
+            float(score),
+        )
+        for n, title, mods, flags, score in rows
     ]

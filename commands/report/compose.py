@@ -229,7 +229,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     title = t(lang, "digest.title", repo=stats.repo, period=stats.period.label)
     if stats.modules_filter:
         title += " · " + ", ".join(label(m) for m in stats.modules_filter)
-    themes = find_themes(stats, catch_all=getattr(profile, "catch_all", ()))
+    themes = find_themes(stats, catch_all=(profile.catch_all_module,))
     recs = recommendations(stats, themes, label, lang)
     sections: list[tuple[str, list[Block]]] = [
         ("digest.summary", _summary(stats, themes, label, lang)),

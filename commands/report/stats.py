@@ -68,13 +68,19 @@ def _counts(n_merged: int, n_key: int, flag_lists: Sequence[Sequence[str]]) -> d
     return counts
 
 
+def _key_count(briefs: Sequence[BriefPR], profile: Profile) -> int:
+    """How many key PRs a comparison window had (same rule as ``select_key``)."""
+    eligible = sum(1 for b in briefs if b.score >= profile.key_min_score)
+    return min(key_count(len(briefs), profile.key_share), eligible)
+
+
 def gather(
     store: PRStore, profile: Profile, repo: str, period: Period, modules: tuple[str, ...] = ()
 ) -> DigestStats:
     prs = [
         s for s in store.merged_between(repo, period.start, period.end) if _matches(s.cls.modules, modules)
     ]
-    key = select_key(prs, profile.key_share)
+    key = select_key(prs, profile.key_share, profile.key_min_score)
     previous = []
     for p in period.previous(COMPARE_WEEKS):
         briefs = [b for b in brief_between(store, repo, p.start, p.end) if _matches(b.modules, modules)]
@@ -83,6 +89,6 @@ def gather(
     stats.counts = _counts(len(prs), len(key), [s.cls.flag_kinds for s in prs])
     for _, briefs in previous:
         stats.previous_counts.append(
-            _counts(len(briefs), key_count(len(briefs), profile.key_share), [b.flags for b in briefs])
+            _counts(len(briefs), _key_count(briefs, profile), [b.flags for b in briefs])
         )
     return stats

@@ -55,7 +55,8 @@ def test_digest_counts_match_the_cache(run: RunFn, demo_ctx: Context) -> None:
     for kind in ("core-path", "missing-tests", "breaking", "dependency", "large", "revert"):
         assert counts[kind] == expected[kind], kind
         assert counts[kind] > 0, f"the demo week should raise {kind}"
-    assert counts["key"] == math.ceil(expected["merged"] * demo_ctx.profile.key_share)
+    eligible = sum(1 for p in reply.data["prs"] if p["score"] >= demo_ctx.profile.key_min_score)
+    assert counts["key"] == min(math.ceil(expected["merged"] * demo_ctx.profile.key_share), eligible) > 0
     assert sum(p["key"] for p in reply.data["prs"]) == counts["key"]
     assert len(reply.data["prs"]) == counts["merged"]
 
@@ -92,7 +93,9 @@ def test_a_sudden_topic_becomes_a_theme_of_its_own(run: RunFn) -> None:
 
 def test_no_burst_theme_for_a_topic_that_is_always_there(run: RunFn) -> None:
     themes = run("digest", "2026-W18").data["themes"]
-    assert all(t["title"].lower() not in ("rocm", "kernel", "bugfix", "autoweightsloader") for t in themes)
+    bursts = [t["title"].lower() for t in themes if t["kind"] == "burst"]
+    assert not set(bursts) & {"rocm", "kernel", "bugfix", "autoweightsloader"}
+    assert any(t["kind"] == "module" for t in themes)
 
 
 def test_highlights_and_key_prs_are_reported(run: RunFn) -> None:
