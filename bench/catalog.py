@@ -43,6 +43,8 @@ MODELS: tuple[tuple[str, str, str], ...] = (
     ("Phi-4-mini", "phi3", "microsoft/Phi-4-mini-instruct"),
 )
 
+# How often each of MODELS turns up in filler titles (DeepSeek, Qwen, Llama, gpt-oss dominate).
+MODEL_WEIGHTS: tuple[int, ...] = (8, 4, 6, 6, 5, 4, 4, 5, 4, 3, 3, 5, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1)
 MM_MODELS: tuple[tuple[str, str, str], ...] = (
     ("Qwen3-VL", "qwen3_vl", "Qwen/Qwen3-VL-30B-A3B-Instruct"),
     ("Qwen3-Omni", "qwen3_omni_moe_thinker", "Qwen/Qwen3-Omni-30B-A3B-Instruct"),
@@ -89,6 +91,8 @@ PARSERS: tuple[tuple[str, str], ...] = (
     ("Seed-OSS", "seed_oss_tool_parser"),
 )
 
+PARSER_WEIGHTS: tuple[int, ...] = (4, 5, 4, 2, 2, 2, 3, 2, 2, 1, 4, 1)
+
 # (display name, file under vllm/distributed/kv_transfer/kv_connector/v1/)
 CONNECTORS: tuple[tuple[str, str], ...] = (
     ("NixlConnector", "nixl_connector.py"),
@@ -98,6 +102,8 @@ CONNECTORS: tuple[tuple[str, str], ...] = (
     ("P2pNcclConnector", "p2p/p2p_nccl_connector.py"),
     ("MultiConnector", "multi_connector.py"),
 )
+
+CONNECTOR_WEIGHTS: tuple[int, ...] = (6, 3, 3, 4, 1, 1)
 
 OPS = (
     "RMSNorm",
@@ -149,7 +155,6 @@ DEPENDENCIES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("FlashMLA", ("a1e3f9b", "5c2d7e0"), ("cmake/external_projects/flashmla.cmake",)),
 )
 GH_ACTIONS = (
-    ("actions/checkout", "5", "6"),
     ("actions/setup-python", "5", "6"),
     ("actions/upload-artifact", "4", "5"),
     ("astral-sh/setup-uv", "6", "7"),
@@ -377,7 +382,6 @@ AREAS: tuple[Area, ...] = (
             ".github/workflows/pre-commit.yml",
             ".github/mergify.yml",
             ".pre-commit-config.yaml",
-            "setup.py",
             "CMakeLists.txt",
             "tools/pre_commit/mypy.py",
             ".buildkite/scripts/run-benchmarks.sh",
@@ -1233,7 +1237,7 @@ AREAS: tuple[Area, ...] = (
             ),
             S(
                 "perf",
-                "Run {mm_model} vision encoder with data parallelism",
+                "Run the {mm_model} encoder with data parallelism",
                 "Shard images across TP ranks for the vision encoder instead of replicating it.",
                 effect=True,
                 files=(_MM,),
@@ -1786,7 +1790,7 @@ _EXTRA: dict[str, tuple[Subject, ...]] = {
         ),
         S(
             "feat",
-            "Enable {backend} fallback for unsupported head sizes on ROCm",
+            "Fall back to Triton attention for unsupported head sizes on ROCm",
             "Fall back to the Triton backend when AITER does not support the head size.",
         ),
         S(
@@ -1800,7 +1804,11 @@ _EXTRA: dict[str, tuple[Subject, ...]] = {
             "Fix hipGraph capture with custom all-reduce on {amd}",
             "Graph capture hung at TP{tp} because the custom all-reduce buffer was registered twice.",
         ),
-        S("feat", "Support {quant} KV cache on {amd}", "Adds a {quant} KV cache path for ROCm attention."),
+        S(
+            "feat",
+            "Support {kvdtype} KV cache on {amd}",
+            "Adds a {kvdtype} KV cache path for ROCm attention.",
+        ),
         S(
             "ci",
             "Move the AMD {test} tests to the MI325 runners",
@@ -1881,6 +1889,13 @@ _EXTRA: dict[str, tuple[Subject, ...]] = {
         ),
     ),
     "frontend": (
+        S(
+            "remove",
+            "Remove the deprecated `--{cli}` option",
+            "`--{cli}` was deprecated two releases ago; this removes the CLI flag.",
+            files=("vllm/engine/arg_utils.py",),
+            small=True,
+        ),
         S("feat", "Support `{field}` in chat completions", "Adds `{field}` to `/v1/chat/completions`."),
         S("fix", "Fix `n>1` with `{field}` in the Responses API", "Only the first choice carried `{field}`."),
         S("fix", "Fix the CORS preflight for `/v1/{endpoint}`", "OPTIONS requests returned 405."),
@@ -1914,6 +1929,13 @@ _EXTRA: dict[str, tuple[Subject, ...]] = {
     ),
     "misc": (
         S("misc", "Fix typos in {pkg}", "Typo fixes.", small=True),
+        S(
+            "remove",
+            "Remove the deprecated `{env}` environment variable",
+            "`{env}` has been deprecated for two releases. Breaking: setting it now has no effect.",
+            files=("vllm/envs.py",),
+            small=True,
+        ),
         S("refactor", "Split `vllm/config/{cfg}.py` into smaller modules", "The file is over 1,500 lines."),
         S(
             "fix",
@@ -1965,8 +1987,8 @@ _EXTRA: dict[str, tuple[Subject, ...]] = {
         ),
         S(
             "feat",
-            "Support {quant} KV cache in {connector}",
-            "Transfers {quant} KV blocks with their scales.",
+            "Support {kvdtype} KV cache in {connector}",
+            "Transfers {kvdtype} KV blocks with their scales.",
             files=(_CONN,),
         ),
         S(
@@ -2051,6 +2073,7 @@ AREAS = tuple(
     )
     for a in AREAS
 )
+KV_DTYPES = ("FP8", "FP8 e5m2", "INT8", "NVFP4")
 ENDPOINTS = ("responses", "chat/completions", "embeddings", "score", "tokenize", "audio/transcriptions")
 SUBCOMMANDS = ("bench sweep", "collect-env", "run-batch --dry-run", "serve --headless")
 CONFIGS = ("model", "parallel", "compilation", "cache", "scheduler")
