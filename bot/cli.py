@@ -296,15 +296,18 @@ def import_(file: Path, db: Path | None) -> None:
     "--db", type=click.Path(path_type=Path), default=None, help="SQLite cache (default PRDIGEST_DB)."
 )
 @click.option("--repo", default=None, metavar="OWNER/NAME", help="Only this repository.")
-def reclassify_(db: Path | None, repo: str | None) -> None:
+@click.option(
+    "--workers", type=click.IntRange(1, 64), default=None, help="Classifier processes (default: CPUs, ≤ 4)."
+)
+def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
     """Re-run classification over the whole cache with the current profile (no network)."""
     settings = _settings()
     profile = _profile(settings)
     store = _store(db or settings.prdigest_db)
-    result = reclassify(store, profile, repo)
+    result = reclassify(store, profile, repo, workers=workers)
     click.echo(
         f"reclassified {result.total} PRs with profile {profile.name} {profile.version}: "
-        f"{result.changed} changed in {result.seconds:.1f}s"
+        f"{result.changed} changed in {result.seconds:.1f}s ({result.workers} worker{'s' if result.workers > 1 else ''})"
     )
 
 

@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import gzip
 import io
+import multiprocessing
+import os
 import time
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from classify.engine import classify
-from classify.models import Classification, PullRequest
+from classify.models import PullRequest
 from classify.rules import Profile
-from storage.prs import PRStore, UpsertCounts
+from storage.prs import ClassifiedRow, PRStore, UpsertCounts, classified_row, pr_from_row
 
 
 class RecordError(Exception):
@@ -70,18 +75,56 @@ class ReclassifyResult:
     total: int
     changed: int
     seconds: float
+    workers: int
 
 
-def reclassify(store: PRStore, profile: Profile, repo: str | None = None) -> ReclassifyResult:
-    """Re-run classification over the cache with the current profile (no network)."""
+def _classify_rows(profile: Profile, rows: list[dict[str, Any]]) -> list[ClassifiedRow]:
+    """Worker body: stored rows → classifications ready to store (runs in a child process)."""
+    out = []
+    for row in rows:
+        pr = pr_from_row(row)
+        out.append(classified_row(pr, classify(pr, profile)))
+    return out
+
+
+def default_workers() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def reclassify(
+    store: PRStore,
+    profile: Profile,
+    repo: str | None = None,
+    *,
+    workers: int | None = None,
+    batch: int = 2000,
+) -> ReclassifyResult:
+    """Re-run classification over the cache with the current profile (no network).
+
+    Classification is CPU-bound and pure, so it runs in ``workers`` processes while this process
+    reads the next rows and writes results, one transaction per batch; at most ``2 × workers``
+    batches are in flight, so memory stays flat however large the cache. A cache below two batches
+    is classified in-process (starting processes would cost more than it saves).
+    """
     started = time.perf_counter()
-    total = 0
-
-    def items() -> Iterator[tuple[PullRequest, Classification]]:
-        nonlocal total
-        for pr in store.iter_all(repo):
-            total += 1
-            yield pr, classify(pr, profile)
-
-    changed = store.replace_classifications(items())
-    return ReclassifyResult(total, changed, time.perf_counter() - started)
+    workers = default_workers() if workers is None else max(1, workers)
+    total = changed = 0
+    batches = store.raw_batches(repo, batch=batch)
+    if workers == 1 or store.count(repo) < 2 * batch:
+        for rows in batches:
+            total += len(rows)
+            changed += store.store_classifications(_classify_rows(profile, rows))
+        return ReclassifyResult(total, changed, time.perf_counter() - started, 1)
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    )
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending: deque[Future[list[ClassifiedRow]]] = deque()
+        for rows in batches:
+            total += len(rows)
+            pending.append(pool.submit(_classify_rows, profile, rows))
+            if len(pending) >= 2 * workers:
+                changed += store.store_classifications(pending.popleft().result())
+        while pending:
+            changed += store.store_classifications(pending.popleft().result())
+    return ReclassifyResult(total, changed, time.perf_counter() - started, workers)

@@ -33,15 +33,22 @@ def key_count(n_prs: int, share: float) -> int:
     return max(1, math.ceil(n_prs * share - 1e-9)) if n_prs else 0
 
 
-def select_key(items: Sequence[StoredPR], share: float, min_score: float = 0.0) -> set[int]:
-    """The period's key PRs: the top ``share`` of PRs by score, among those scoring ≥ ``min_score``.
+def key_numbers(scored: Iterable[tuple[int, float, int]], share: float, min_score: float = 0.0) -> list[int]:
+    """Key PRs from (number, score, lines changed) triples, best first.
 
-    Ties are broken by size then number, so the selection is stable across runs.
+    The top ``share`` of a period's PRs by score, among those scoring ≥ ``min_score``; ties go to
+    the larger change, then the lower number, so the selection is stable across runs.
     """
-    n = key_count(len(items), share)
-    eligible = [s for s in items if s.cls.score >= min_score]
-    ranked = sorted(eligible, key=lambda s: (-s.cls.score, -(s.pr.additions + s.pr.deletions), s.pr.number))
-    return {s.pr.number for s in ranked[:n]}
+    rows = list(scored)
+    n = key_count(len(rows), share)
+    eligible = sorted((r for r in rows if r[1] >= min_score), key=lambda r: (-r[1], -r[2], r[0]))
+    return [r[0] for r in eligible[:n]]
+
+
+def select_key(items: Sequence[StoredPR], share: float, min_score: float = 0.0) -> set[int]:
+    """The period's key PRs (see ``key_numbers``)."""
+    triples = ((s.pr.number, s.cls.score, s.pr.additions + s.pr.deletions) for s in items)
+    return set(key_numbers(triples, share, min_score))
 
 
 def parse_pr_number(word: str) -> tuple[int, str | None]:

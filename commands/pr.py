@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from commands.common import parse_pr_number, pr_ref, pr_tags, select_key
+from commands.common import key_numbers, parse_pr_number, pr_ref, pr_tags
 from commands.locale import flag_label, t
 from commands.model import (
     Bullet,
@@ -41,9 +41,9 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     pr, cls = item.pr, item.cls
     zone = ZoneInfo(inv.timezone)
     week = week_of(pr.merged_at, zone)
-    peers = ctx.store.merged_between(repo, week.start, week.end)
-    key = pr.number in select_key(peers, ctx.profile.key_share, ctx.profile.key_min_score)
-    rank = 1 + sum(1 for p in peers if p.cls.score > cls.score)
+    peers = ctx.store.scores_between(repo, week.start, week.end)
+    key = pr.number in key_numbers(peers, ctx.profile.key_share, ctx.profile.key_min_score)
+    rank = 1 + sum(1 for _, score, _ in peers if score > cls.score)
     merged_local = pr.merged_at.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 
     blocks: list = [

@@ -24,7 +24,8 @@ def fts_query(words: list[str]) -> str:
     tokens = [tok for w in words for tok in _TOKEN.findall(w)]
     if not tokens:
         raise UsageError("search needs at least one word (letters or digits)")
-    return " ".join(f'"{tok}"*' for tok in tokens[:MAX_WORDS])
+    # A prefix query on a one- or two-letter word expands to most of the vocabulary: match those exactly.
+    return " ".join(f'"{tok}"*' if len(tok) >= 3 else f'"{tok}"' for tok in tokens[:MAX_WORDS])
 
 
 @command(

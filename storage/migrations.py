@@ -76,3 +76,13 @@ def _m0001_prs(db: sqlite_utils.Database) -> None:
         )
         """
     )
+
+
+@MIGRATIONS(name="0002_cls_hash")
+def _m0002_cls_hash(db: sqlite_utils.Database) -> None:
+    """Hash the PR's data and its classification separately, so reclassify compares only the latter.
+
+    ``content_hash`` keeps covering the PR's own fields; ``cls_hash`` covers the classification.
+    Existing rows start with an empty ``cls_hash``, so the first reclassify rewrites them once.
+    """
+    db.execute("ALTER TABLE prs ADD COLUMN cls_hash TEXT NOT NULL DEFAULT ''")

@@ -83,7 +83,7 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
         )
     if stats.previous:
         columns = [t(lang, "digest.col_week"), t(lang, "digest.col_now")] + [
-            p.start.strftime("%m-%d") for p, _ in stats.previous
+            w.period.start.strftime("%m-%d") for w in stats.previous
         ]
         rows = [
             [_count_label(k, lang), str(c[k])] + [str(pc[k]) for pc in stats.previous_counts]
@@ -253,10 +253,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         "period": stats.period.as_dict(),
         "modules_filter": list(stats.modules_filter),
         "counts": stats.counts,
-        "previous": [
-            {"period": p.as_dict(), "counts": counts}
-            for (p, _), counts in zip(stats.previous, stats.previous_counts, strict=True)
-        ],
+        "previous": [{"period": w.period.as_dict(), "counts": w.counts} for w in stats.previous],
         "themes": [
             {
                 "title": th.title,

@@ -80,26 +80,33 @@ def name_like(titles: Iterable[str], word: str) -> bool:
     return False
 
 
+def _previous_counts(words: Iterable[str], titles: Iterable[str]) -> Counter[str]:
+    """In how many earlier titles each candidate word (or its plural) appears — one regex pass."""
+    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")s?\b", re.I)
+    counts: Counter[str] = Counter()
+    for title in titles:
+        counts.update({m.lower() for m in pattern.findall(title)})
+    return counts
+
+
 def bursts(stats: DigestStats) -> list[Theme]:
     """Names in ≥4 titles this period that were rare in the four windows before.
 
     Needs at least two earlier windows with data: without a history everything looks new.
     """
-    if sum(1 for _, briefs in stats.previous if briefs) < 2:
+    if sum(1 for w in stats.previous if w.titles) < 2:
         return []
     now: dict[str, list[StoredPR]] = defaultdict(list)
     for s in stats.prs:
         for w in title_words(s.pr.title):
             now[w].append(s)
-    before: Counter[str] = Counter()
-    for _, briefs in stats.previous:
-        for b in briefs:
-            before.update(title_words(b.title))
+    frequent = {w: members for w, members in now.items() if len(members) >= MIN_BURST_PRS}
+    if not frequent:
+        return []
+    before = _previous_counts(frequent, (t for w in stats.previous for t in w.titles))
     n_prev = max(1, len(stats.previous))
     candidates = []
-    for word, members in now.items():
-        if len(members) < MIN_BURST_PRS:
-            continue
+    for word, members in frequent.items():
         avg = before[word] / n_prev
         if (
             len(members) >= 3 * (avg + 0.5)
@@ -114,14 +121,8 @@ def bursts(stats: DigestStats) -> list[Theme]:
         numbers = {s.pr.number for s in members}
         if len(numbers & covered) >= 0.5 * len(numbers):
             continue  # the same PRs already make a theme under another word
-        chosen.append(
-            Theme(
-                _display_form(word, (s.pr.title for s in members)),
-                "burst",
-                sorted(members, key=rank_key),
-                word,
-            )
-        )
+        title = _display_form(word, (s.pr.title for s in members))
+        chosen.append(Theme(title, "burst", sorted(members, key=rank_key), word))
         covered |= numbers
         if len(chosen) == MAX_BURSTS:
             break

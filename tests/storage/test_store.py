@@ -10,7 +10,7 @@ import pytest
 
 from classify.models import Classification, FileChange, Flag, PullRequest
 from storage.db import StoreError, connect
-from storage.prs import PRStore, brief_between
+from storage.prs import PRStore
 
 T0 = datetime(2026, 5, 4, 12, tzinfo=UTC)
 
@@ -107,9 +107,11 @@ def test_range_queries_are_half_open_and_ordered(store: PRStore) -> None:
     store.upsert([make(n, days=n) for n in range(1, 11)])
     got = store.merged_between("o/r", T0 + timedelta(days=2), T0 + timedelta(days=5))
     assert [s.pr.number for s in got] == [2, 3, 4]
-    assert [
-        b.number for b in brief_between(store, "o/r", T0 + timedelta(days=2), T0 + timedelta(days=5))
-    ] == [2, 3, 4]
+    scores = store.scores_between("o/r", T0 + timedelta(days=2), T0 + timedelta(days=5))
+    assert sorted(n for n, _, _ in scores) == [2, 3, 4]
+    titles = store.titles_between("o/r", T0 + timedelta(days=2), T0 + timedelta(days=5), modules=["moe"])
+    assert len(titles) == 3
+    assert store.titles_between("o/r", T0, T0 + timedelta(days=30), modules=["nope"]) == []
     newest = store.with_tag("o/r", "flag", "core-path", T0, T0 + timedelta(days=30), limit=3)
     assert [s.pr.number for s in newest] == [10, 9, 8]
 
