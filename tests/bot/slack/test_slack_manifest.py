@@ -11,7 +11,7 @@ from commands.registry import REGISTRY, load_all
 
 ROOT = Path(__file__).resolve().parents[3]
 MANIFEST = (ROOT / "slack" / "manifest.yml").read_text(encoding="utf-8")
-DOCS = (ROOT / "docs" / "slack.md").read_text(encoding="utf-8")
+DOCS = (ROOT / "README.md").read_text(encoding="utf-8").split("## Slack", 1)[1]
 
 
 def manifest_commands() -> list[dict[str, str]]:
