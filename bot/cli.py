@@ -7,6 +7,7 @@ Bad input never shows a traceback: one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -313,6 +314,9 @@ def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one line and exit 2 for any anticipated problem, never a traceback."""
+    # One-shot commands answer on stdout/stderr themselves; library warnings would only repeat
+    # them. `prdigest serve` reconfigures logging for a long-running process.
+    logging.basicConfig(level=logging.ERROR, format="prdigest: %(name)s: %(message)s")
     try:
         code = cli.main(args=argv, prog_name="prdigest", standalone_mode=False)
     except click.UsageError as exc:

@@ -253,7 +253,9 @@ def fail(message: str) -> None:
 )
 def serve(db: Path | None, host: str, port: int | None, socket_mode: bool | None) -> None:
     """Run the Slack app: /digest /risks /pr /search /help."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+    )
     try:
         plan = ServePlan.from_settings(load_settings(), db=db, host=host, port=port, socket_mode=socket_mode)
         context_factory(plan.settings, plan.db)().store.db.close()  # fail fast on a bad cache or profile
