@@ -5,7 +5,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from commands.locale import t
-from commands.model import Invocation, Paragraph, Reply, UsageError
+from commands.model import Block, Invocation, Paragraph, Reply, UsageError
 from commands.period import is_period, parse_period, week_of
 from commands.registry import Context, command
 from commands.report.compose import compose
@@ -40,7 +40,7 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     stats = gather(ctx.store, ctx.profile, repo, period, tuple(modules))
     reply = compose(stats, ctx.profile, inv.lang)
     if not stats.prs:
-        notes = [Paragraph(text=t(inv.lang, "digest.empty", period=period.label))]
+        notes: list[Block] = [Paragraph(text=t(inv.lang, "digest.empty", period=period.label))]
         span = ctx.store.merged_range(repo)
         if span is not None:
             hint = week_of(span[1], ZoneInfo(inv.timezone)).label

@@ -45,8 +45,8 @@ def run(inv: Invocation, ctx: Context) -> Reply:
             )
         if name == "risks":
             blocks.append(Paragraph(text=t(lang, "help.flags")))
-        data = {"command": name, "usage": spec.usage, "examples": list(spec.examples)}
-        return Reply(command="help", title=f"help {name}", blocks=blocks, data=data)
+        details = {"command": name, "usage": spec.usage, "examples": list(spec.examples)}
+        return Reply(command="help", title=f"help {name}", blocks=blocks, data=details)
     items = [
         Bullet(text=f"{s.usage} — {t(lang, s.summary.get(lang, s.summary['en']))}") for s in REGISTRY.values()
     ]

@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 from commands.common import key_numbers, parse_pr_number, pr_ref, pr_tags
 from commands.locale import flag_label, t
 from commands.model import (
+    Block,
     Bullet,
     BulletList,
     Facts,
@@ -46,7 +47,7 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     rank = 1 + sum(1 for _, score, _ in peers if score > cls.score)
     merged_local = pr.merged_at.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 
-    blocks: list = [
+    blocks: list[Block] = [
         PRItem(
             pr=pr_ref(item),
             tags=pr_tags(item, lang, key=key, modules=False),

@@ -61,7 +61,7 @@ def _m0001_prs(db: sqlite_utils.Database) -> None:
         """
     )
     db.execute("CREATE INDEX idx_pr_tags_lookup ON pr_tags (repo, tag_type, tag, merged_at)")
-    db["prs"].enable_fts(["title", "body"], create_triggers=True, tokenize="porter")
+    db.table("prs").enable_fts(["title", "body"], create_triggers=True, tokenize="porter")
     db.execute(
         """
         CREATE TABLE sync_state (

@@ -97,7 +97,7 @@ def gather(
         prs = [s for s in prs if any(m in modules for m in s.cls.modules)]
     key = select_key(prs, profile.key_share, profile.key_min_score)
     previous = [window(store, profile, repo, p, modules) for p in period.previous(COMPARE_WEEKS)]
-    flags = Counter(k for s in prs for k in s.cls.flag_kinds)
+    flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)
     stats = DigestStats(repo=repo, period=period, prs=prs, key=key, previous=previous, modules_filter=modules)
     stats.counts = _counts(len(prs), len(key), dict(flags))
     return stats

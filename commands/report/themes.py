@@ -139,7 +139,7 @@ def module_themes(
     ]
     themes: list[Theme] = []
     while pool and len(themes) < limit:
-        weight: Counter[str] = Counter()
+        weight: dict[str, float] = defaultdict(float)
         for s in pool:
             bonus = 2.0 if s.pr.number in stats.key else 1.0
             for m in s.cls.modules:
