@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 import click
 
 from bot.answer import answer
-from bot.config import ConfigError, Settings, load_settings
+from bot.config import ConfigError, Settings, active_profile, load_settings
 from bot.ingest import RecordError, import_file, reclassify
-from classify.rules import Profile, ProfileError, load_profile
+from classify.rules import Profile, ProfileError
 from commands.locale import t
 from commands.model import Invocation, Reply
 from commands.registry import REGISTRY, Context, load_all
@@ -44,7 +44,7 @@ def _settings() -> Settings:
 
 def _profile(settings: Settings) -> Profile:
     try:
-        return load_profile(settings.prdigest_rules or settings.prdigest_profile)
+        return active_profile(settings)
     except ProfileError as exc:
         raise Failure(f"rule profile rejected: {exc}") from None
 

@@ -12,6 +12,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from classify.rules import Profile, load_profile
+
 
 class ConfigError(Exception):
     """A setting is wrong; the message names the variable and what is accepted."""
@@ -57,6 +59,14 @@ class Settings(BaseSettings):
         if value is not None and value.count("/") != 1:
             raise ValueError(f"{value!r} is not OWNER/NAME")
         return value or None
+
+
+def active_profile(settings: Settings) -> Profile:
+    """The rule profile in force: ``PRDIGEST_RULES`` (a file) wins over ``PRDIGEST_PROFILE`` (a bundled name).
+
+    Raises ``classify.rules.ProfileError`` naming the file, key and reason.
+    """
+    return load_profile(settings.prdigest_rules or settings.prdigest_profile)
 
 
 def load_settings(**overrides: object) -> Settings:

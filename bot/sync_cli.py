@@ -20,7 +20,7 @@ import click
 
 from bot import github as gh
 from bot import gitlog
-from bot.config import ConfigError, Settings, load_settings
+from bot.config import ConfigError, Settings, active_profile, load_settings
 from bot.sync import Progress, SyncReport, classifier_for, finish_report, sync_api, sync_git
 from storage.db import StoreError, connect
 from storage.prs import PRStore
@@ -243,10 +243,10 @@ def _check_github_settings(settings: Settings) -> None:
 
 
 def _load_profile(settings: Settings) -> Any:
-    from classify.rules import ProfileError, load_profile
+    from classify.rules import ProfileError
 
     try:
-        return load_profile(settings.prdigest_rules or settings.prdigest_profile)
+        return active_profile(settings)
     except ProfileError as exc:
         raise BadInput(f"rule profile rejected: {exc}") from None
 

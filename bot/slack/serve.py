@@ -27,10 +27,10 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.config import ConfigError, Settings, load_settings
+from bot.config import ConfigError, Settings, active_profile, load_settings
 from bot.slack.app import CommandRunner, build_app
 from bot.slack.post import DEFAULT_PACE, async_web_client, bot_token, explain
-from classify.rules import ProfileError, load_profile
+from classify.rules import ProfileError
 from commands.registry import Context
 from storage.db import StoreError, connect
 from storage.migrations import MIGRATIONS
@@ -93,7 +93,7 @@ def context_factory(settings: Settings, db: Path) -> Callable[[], Context]:
     def build() -> Context:
         return Context(
             store=PRStore(connect(db)),
-            profile=load_profile(settings.prdigest_rules or settings.prdigest_profile),
+            profile=active_profile(settings),
         )
 
     return build
