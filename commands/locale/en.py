@@ -33,6 +33,7 @@ STRINGS: dict[str, str] = {
     "digest.col_avg": "4-week avg",
     "digest.col_change": "change",
     "digest.theme_burst": "{topic} ({n} PRs, new this week)",
+    "digest.theme_module": "{module} ({n})",
     "digest.theme_more": "… and {n} more PRs in this theme",
     "digest.rising": "Accelerating: {items}.",
     "digest.falling": "Slowing down: {items}.",

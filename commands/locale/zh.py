@@ -31,6 +31,7 @@ STRINGS: dict[str, str] = {
     "digest.col_avg": "前四周平均",
     "digest.col_change": "变化",
     "digest.theme_burst": "{topic}（{n} 个 PR，本周新出现）",
+    "digest.theme_module": "{module}（{n} 个 PR）",
     "digest.theme_more": "……本主题另有 {n} 个 PR",
     "digest.rising": "加速：{items}。",
     "digest.falling": "放缓：{items}。",

@@ -41,6 +41,7 @@ def _entry(s: StoredPR, stats: DigestStats, lang: str) -> Bullet:
 
 
 def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
+    gap = "" if lang == "zh" else " "  # Chinese sentences are not separated by spaces
     c = stats.counts
     avg_merged = stats.previous_avg("merged")
     sep = "、" if lang == "zh" else ", "
@@ -53,12 +54,12 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
         key=c["key"],
     )
     if themes:
-        text += " " + t(
+        text += gap + t(
             lang,
             "digest.summary_themes",
             themes=sep.join(th.title if th.kind == "burst" else label(th.key) for th in themes[:5]),
         )
-    text += " " + t(
+    text += gap + t(
         lang, "digest.summary_risks", core=c["core-path"], tests=c["missing-tests"], breaking=c["breaking"]
     )
     warnings = []
@@ -69,7 +70,7 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
                 t(lang, "digest.warning_high", what=flag_label(lang, kind), now=c[kind], avg=f"{avg:.0f}")
             )
     blocks: list[Block] = [Paragraph(text=text)]
-    blocks.append(Paragraph(text=" ".join(warnings) if warnings else t(lang, "digest.warning_ok")))
+    blocks.append(Paragraph(text=gap.join(warnings) if warnings else t(lang, "digest.warning_ok")))
     blocks.append(Facts(items=[(_count_label(k, lang), str(c[k])) for k in SUMMARY_COUNTS]))
     highlighted = [s for s in sorted(stats.prs, key=rank_key) if s.cls.highlights][:SUMMARY_HIGHLIGHTS]
     if highlighted:
@@ -106,7 +107,7 @@ def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
         name = (
             t(lang, "digest.theme_burst", topic=th.title, n=len(th.prs))
             if th.kind == "burst"
-            else (f"{label(th.key)} ({len(th.prs)})")
+            else t(lang, "digest.theme_module", module=label(th.key), n=len(th.prs))
         )
         blocks.append(Heading(text=f"{i}. {name}", level=3))
         items = [_entry(s, stats, lang) for s in th.prs[:5]]
