@@ -34,7 +34,7 @@ def test_connections_stay_within_github_limits() -> None:
 
     for _name, text in _documents():
         for value in re.findall(r"\b(?:first|last):\s*(\d+)", text):
-            assert 1 <= int(value) <= 100
+            assert int(value) in range(1, 101)
 
 
 def test_more_files_query_bounds() -> None:
