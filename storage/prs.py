@@ -27,9 +27,10 @@ _PR_COLUMNS = (
     "additions, deletions, changed_files, files, url, source"
 )
 _CLS_COLUMNS = "modules, kind, flags, score, breakdown, highlights, gist, profile, profile_version"
+# Lists of PRs (digest, risks, search) skip the body, the file list and the score breakdown.
 _LIGHT_COLUMNS = (
     "repo, number, title, author, created_at, merged_at, base_branch, labels, additions, deletions, "
-    "changed_files, url, source, " + _CLS_COLUMNS
+    "changed_files, url, source, modules, kind, flags, score, highlights, gist, profile, profile_version"
 )
 
 
@@ -186,7 +187,7 @@ def _row_to_stored(row: dict[str, Any]) -> StoredPR:
             "score": row["score"],
             "breakdown": [
                 trusted(ScorePart, {"reason": b["reason"], "points": b["points"]})
-                for b in json.loads(row["breakdown"])
+                for b in json.loads(row.get("breakdown", "[]"))
             ],
             "highlights": json.loads(row["highlights"]),
             "gist": row["gist"],

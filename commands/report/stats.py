@@ -40,14 +40,21 @@ class DigestStats:
     previous: list[Window]
     modules_filter: tuple[str, ...] = ()
     counts: dict[str, int] = field(default_factory=dict)
+    _flagged: dict[str, list[StoredPR]] | None = field(default=None, repr=False)
 
     @property
     def previous_counts(self) -> list[dict[str, int]]:
         return [w.counts for w in self.previous]
 
     def flagged(self, kind: str) -> list[StoredPR]:
-        """PRs with a flag, most important first."""
-        return sorted((s for s in self.prs if kind in s.cls.flag_kinds), key=rank_key)
+        """PRs with a flag, most important first (indexed once per digest)."""
+        if self._flagged is None:
+            index: dict[str, list[StoredPR]] = {}
+            for s in sorted(self.prs, key=rank_key):
+                for f in s.cls.flags:
+                    index.setdefault(f.kind, []).append(s)
+            self._flagged = index
+        return list(self._flagged.get(kind, []))
 
     def previous_avg(self, name: str) -> float:
         values = [w.counts.get(name, 0) for w in self.previous]

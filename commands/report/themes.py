@@ -23,6 +23,7 @@ MIN_BURST_PRS = 4
 PRS_PER_THEME = 5
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")
+_NAME_LIKE = re.compile(r"[A-Za-z].*[A-Z]|\d|[-_.+]")
 STOPWORDS = frozenset(
     """
     a an the and or of to in on for with from by at as is are be into via per not no fix fixes fixed
@@ -57,8 +58,20 @@ def stem(word: str) -> str:
     return w
 
 
-def title_words(title: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(clean_title(title)) if len(w) >= 4 and stem(w) not in STOPWORDS}
+def title_terms(title: str) -> dict[str, bool]:
+    """The title's topic words (stemmed, no stopwords), each with whether it reads as a name
+    here: AutoWeightsLoader, MXFP4, Kimi-VL, or a capitalised word mid-title — rather than an
+    ordinary English word that happens to recur ("caching", "unify")."""
+    terms: dict[str, bool] = {}
+    for i, w in enumerate(_WORD.findall(clean_title(title))):
+        if len(w) < 4:
+            continue
+        term = stem(w)
+        if term in STOPWORDS:
+            continue
+        named = bool(_NAME_LIKE.search(w)) or (i > 0 and w[0].isupper())
+        terms[term] = terms.get(term, False) or named
+    return terms
 
 
 def _display_form(word: str, titles: Iterable[str]) -> str:
@@ -66,26 +79,15 @@ def _display_form(word: str, titles: Iterable[str]) -> str:
     return forms.most_common(1)[0][0] if forms else word
 
 
-_NAME_LIKE = re.compile(r"[A-Za-z].*[A-Z]|\d|[-_.+]")
-
-
-def name_like(titles: Iterable[str], word: str) -> bool:
-    """Whether ``word`` reads as a name (AutoWeightsLoader, MXFP4, Kimi-VL, a capitalised word
-    mid-title) rather than an ordinary English word that happens to recur ("caching", "unify")."""
-    for title in titles:
-        words = _WORD.findall(clean_title(title))
-        for i, w in enumerate(words):
-            if stem(w) == word and (_NAME_LIKE.search(w) or (i > 0 and w[0].isupper())):
-                return True
-    return False
-
-
 def _previous_counts(words: Iterable[str], titles: Iterable[str]) -> Counter[str]:
-    """In how many earlier titles each candidate word (or its plural) appears — one regex pass."""
-    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")s?\b", re.I)
+    """In how many earlier titles each candidate word (or its plural) appears."""
+    patterns = {w: re.compile(r"\b" + re.escape(w) + r"s?\b", re.I) for w in words}
     counts: Counter[str] = Counter()
     for title in titles:
-        counts.update({m.lower() for m in pattern.findall(title)})
+        lower = title.lower()
+        for word, pattern in patterns.items():
+            if word in lower and pattern.search(title):
+                counts[word] += 1
     return counts
 
 
@@ -97,10 +99,18 @@ def bursts(stats: DigestStats) -> list[Theme]:
     if sum(1 for w in stats.previous if w.titles) < 2:
         return []
     now: dict[str, list[StoredPR]] = defaultdict(list)
+    named: set[str] = set()
     for s in stats.prs:
-        for w in title_words(s.pr.title):
-            now[w].append(s)
-    frequent = {w: members for w, members in now.items() if len(members) >= MIN_BURST_PRS}
+        for term, is_name in title_terms(s.pr.title).items():
+            now[term].append(s)
+            if is_name:
+                named.add(term)
+    # cheap tests first: only names that are frequent now (but not everywhere) are looked up before
+    frequent = {
+        w: members
+        for w, members in now.items()
+        if w in named and MIN_BURST_PRS <= len(members) < 0.5 * max(1, len(stats.prs))
+    }
     if not frequent:
         return []
     before = _previous_counts(frequent, (t for w in stats.previous for t in w.titles))
@@ -108,11 +118,7 @@ def bursts(stats: DigestStats) -> list[Theme]:
     candidates = []
     for word, members in frequent.items():
         avg = before[word] / n_prev
-        if (
-            len(members) >= 3 * (avg + 0.5)
-            and len(members) < 0.5 * max(1, len(stats.prs))
-            and name_like((s.pr.title for s in members), word)
-        ):
+        if len(members) >= 3 * (avg + 0.5):
             candidates.append((len(members) / (avg + 0.5), len(members), word, members))
     candidates.sort(key=lambda c: (-c[0], -c[1], c[2]))
     chosen: list[Theme] = []
