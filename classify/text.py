@@ -139,17 +139,47 @@ def shorten(text: str, limit: int) -> str:
 # -- gist ---------------------------------------------------------------------------------------
 
 _HEADING = re.compile(r"\s{0,3}(?:#{1,6}\s*(?P<h>.*?)\s*#*\s*$|\*\*(?P<b>[^*]{1,60})\*\*\s*:?\s*$)")
-_PREFERRED = ("purpose", "summary", "description", "motivation", "overview", "whatthisprdoes",
-              "whatdoesthisprdo", "tldr", "changes", "what", "why", "context", "background", "problem")
-_SKIPPED = ("test", "checklist", "documentation", "optional", "release", "benchmark", "result", "accuracy",
-            "screenshot", "note", "reviewer", "before", "after", "howtotest", "repro", "log", "eval")
+_PREFERRED = (
+    "purpose",
+    "summary",
+    "description",
+    "motivation",
+    "overview",
+    "whatthisprdoes",
+    "whatdoesthisprdo",
+    "tldr",
+    "changes",
+    "what",
+    "why",
+    "context",
+    "background",
+    "problem",
+)
+_SKIPPED = (
+    "test",
+    "checklist",
+    "documentation",
+    "optional",
+    "release",
+    "benchmark",
+    "result",
+    "accuracy",
+    "screenshot",
+    "note",
+    "reviewer",
+    "before",
+    "after",
+    "howtotest",
+    "repro",
+    "log",
+    "eval",
+)
 _SECTION_NAME_DROP = str.maketrans("", "", " _-.:;!?()[]/&*`'\"#")
 _REF = r"(?:(?:[\w.-]+/[\w.-]+)?#(?:\d+|x+)|https?://\S+|@[\w-]+)"
 _NOISE_LINE = re.compile(
     r"\s*(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?:\s+(?:to|issues?|prs?))?|part\s+of|"
     r"follow[- ]?up(?:\s+(?:to|of|on))?|refs?|see(?:\s+also)?|cc|/cc|depends\s+on|requires|supersedes)"
-    r"\b\s*:?\s*)?"
-    + _REF + r"(?:\s*(?:,|;|&|and)?\s*" + _REF + r")*\s*\.?\s*(?:\(.*?\))?\s*$"
+    r"\b\s*:?\s*)?" + _REF + r"(?:\s*(?:,|;|&|and)?\s*" + _REF + r")*\s*\.?\s*(?:\(.*?\))?\s*$"
     r"|\s*(?:!\[[^\]]*\]\([^)]*\)\s*)+$|\s*\|.*\|\s*$|\s*>\s*\[!\w+\]\s*$",
     re.I,
 )
@@ -223,8 +253,10 @@ def gist(body: str, title: str = "", *, cleaned: str | None = None) -> str:
 # -- highlights -------------------------------------------------------------------------------
 
 _NUM = r"\d+(?:[.,]\d+)*"
-_UNIT = (r"(?:µs|μs|us|ns|ms|s|sec|secs|seconds|min|mins|minutes|h|hours|GB|GiB|MB|MiB|KB|KiB|TB|"
-         r"tok/s|tokens/s|toks/s|req/s|reqs/s|it/s|qps|QPS|%|x|×)")
+_UNIT = (
+    r"(?:µs|μs|us|ns|ms|s|sec|secs|seconds|min|mins|minutes|h|hours|GB|GiB|MB|MiB|KB|KiB|TB|"
+    r"tok/s|tokens/s|toks/s|req/s|reqs/s|it/s|qps|QPS|%|x|×)"
+)
 _COMPARATIVE = r"(?:faster|slower|speed-?ups?|higher|lower|less|fewer|smaller|larger|improvement|reduction)"
 # Every alternative starts with a number, so the regex engine skips straight to digits.
 # The lookbehind after the first digit keeps the engine from retrying inside "MI300X" or "v0.12".
@@ -339,3 +371,9 @@ def highlights(title: str, cleaned_body: str, limit: int = MAX_HIGHLIGHTS) -> li
             if len(found) >= limit:
                 return found
     return found
+
+
+def search_text(body: str) -> str:
+    """What full-text search indexes: the cleaned description without its section headings
+    (template headings such as "Purpose" or "Test Plan" would otherwise match every PR)."""
+    return "\n".join(line for line in clean_body(body).splitlines() if not line.lstrip().startswith("#"))

@@ -41,11 +41,7 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     repo = ctx.resolve_repo(inv)
     lang = inv.lang
 
-    if kind == "all":
-        items = [s for s in ctx.store.merged_between(repo, period.start, period.end) if s.cls.flags]
-    else:
-        items = ctx.store.with_tag(repo, "flag", kind, period.start, period.end)
-    items.sort(key=lambda s: (-s.cls.score, -s.pr.number))
+    items = ctx.store.flagged_between(repo, period.start, period.end, None if kind == "all" else kind)
 
     kind_text = t(lang, "risks.all") if kind == "all" else flag_label(lang, kind)
     blocks: list[Block] = []

@@ -9,6 +9,7 @@ from commands.locale import t
 from commands.model import Block, Invocation, Paragraph, PRItem, Reply, UsageError
 from commands.period import is_period, parse_period
 from commands.registry import Context, command
+from storage.prs import PRStore
 
 _TOKEN = re.compile(r"[\w]+", re.UNICODE)
 MAX_RESULTS = 20
@@ -52,7 +53,8 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     if not results:
         blocks.append(Paragraph(text=t(lang, "search.none", query=query)))
     else:
-        blocks.append(Paragraph(text=t(lang, "search.count", shown=len(results), total=total)))
+        shown_total = f"{total}+" if total >= PRStore.COUNT_CAP else str(total)
+        blocks.append(Paragraph(text=t(lang, "search.count", shown=len(results), total=shown_total)))
         for s in results:
             merged = s.pr.merged_at.strftime("%Y-%m-%d")
             lines = [merged + (f" · {s.cls.gist}" if s.cls.gist else "")]
@@ -65,6 +67,7 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         "query": query,
         "period": period.as_dict() if period else None,
         "total": total,
+        "total_capped": total >= PRStore.COUNT_CAP,
         "prs": [
             {
                 "number": s.pr.number,

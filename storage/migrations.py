@@ -104,3 +104,43 @@ def _m0003_fts_update_trigger(db: sqlite_utils.Database) -> None:
         END
         """
     )
+
+
+_FTS_UPDATE_TRIGGER = """
+CREATE TRIGGER "prs_au" AFTER UPDATE OF "title", "search_body" ON "prs" BEGIN
+  INSERT INTO "prs_fts" ("prs_fts", rowid, "title", "search_body")
+    VALUES('delete', old.rowid, old."title", old."search_body");
+  INSERT INTO "prs_fts" (rowid, "title", "search_body") VALUES (new.rowid, new."title", new."search_body");
+END
+"""
+
+
+@MIGRATIONS(name="0004_search_cleaned_bodies")
+def _m0004_search_cleaned_bodies(db: sqlite_utils.Database) -> None:
+    """Search the description as people wrote it, not the PR template around it.
+
+    Indexing raw bodies made every template word ("Fix", "Test Plan", "Purpose") match nearly
+    every PR, which drowned real matches and made common-word searches slow. The index now covers
+    the title and ``search_body`` (the body with template, comments, checklists and trailers
+    removed by ``classify.text.search_text``).
+    """
+    from classify.text import search_text
+
+    db.execute("ALTER TABLE prs ADD COLUMN search_body TEXT NOT NULL DEFAULT ''")
+    for name in ("prs_ai", "prs_ad", "prs_au"):
+        db.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+    db.execute("DROP TABLE IF EXISTS prs_fts")
+    last = 0
+    while True:
+        rows = db.execute(
+            "SELECT rowid, body FROM prs WHERE rowid > ? ORDER BY rowid LIMIT 5000", (last,)
+        ).fetchall()
+        if not rows:
+            break
+        db.conn.executemany(
+            "UPDATE prs SET search_body = ? WHERE rowid = ?", [(search_text(b), r) for r, b in rows]
+        )
+        last = rows[-1][0]
+    db.table("prs").enable_fts(["title", "search_body"], create_triggers=True, tokenize="porter")
+    db.execute('DROP TRIGGER IF EXISTS "prs_au"')
+    db.execute(_FTS_UPDATE_TRIGGER)

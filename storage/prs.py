@@ -18,6 +18,7 @@ import sqlite_utils
 from pydantic import BaseModel
 
 from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart
+from classify.text import search_text
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
 SOURCE_RANK = {"git": 0, "import": 1, "api": 2}
@@ -235,6 +236,53 @@ def classified_row(pr: PullRequest, cls: Classification) -> ClassifiedRow:
     return ClassifiedRow(pr.repo, pr.number, columns, _hash(columns), _tag_rows(pr, cls))
 
 
+_LEAN_COLUMNS = "repo, number, title, author, url, merged_at, additions, deletions, modules, flags, score"
+
+
+def _lean_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
+    """A PR for risk lists: identity, size, modules, flags with evidence and score — nothing else
+    is decoded (the other fields keep their empty defaults)."""
+    repo, number, title, author, url, merged_at, additions, deletions, modules, flags, score = row
+    pr = trusted(
+        PullRequest,
+        {
+            "repo": repo,
+            "number": number,
+            "title": title,
+            "body": "",
+            "author": author,
+            "created_at": None,
+            "merged_at": parse_iso(merged_at),
+            "updated_at": None,
+            "base_branch": "",
+            "labels": [],
+            "additions": additions,
+            "deletions": deletions,
+            "files": [],
+            "changed_files": 0,
+            "url": url,
+            "source": "import",
+        },
+    )
+    cls = trusted(
+        Classification,
+        {
+            "modules": json.loads(modules),
+            "kind": "",
+            "flags": [
+                trusted(Flag, {"kind": f["kind"], "evidence": f["evidence"]}) for f in json.loads(flags)
+            ],
+            "score": score,
+            "breakdown": [],
+            "highlights": [],
+            "gist": "",
+            "profile": "",
+            "profile_version": "",
+        },
+    )
+    return StoredPR(pr=pr, cls=cls)
+
+
 class PRStore:
     """The queries commands need, each served by an index (see migrations)."""
 
@@ -265,6 +313,7 @@ class PRStore:
             for pr, cls in chunk:
                 row = _pr_row(pr)
                 row["content_hash"] = _hash(row)
+                row["search_body"] = search_text(pr.body)  # derived, so outside the hash
                 cls_row = _cls_row(cls)
                 row.update(cls_row)
                 row["cls_hash"] = _hash(cls_row)
@@ -426,26 +475,29 @@ class PRStore:
         ).fetchone()
         return int(row[0])
 
-    def with_tag(
-        self, repo: str, tag_type: str, tag: str, start: datetime, end: datetime, *, limit: int | None = None
+    def flagged_between(
+        self, repo: str, start: datetime, end: datetime, kind: str | None = None
     ) -> list[StoredPR]:
-        """PRs merged in [start, end) carrying a module or flag, newest first."""
-        sql = (
-            f"SELECT {', '.join('p.' + c.strip() for c in _LIGHT_COLUMNS.split(','))} FROM pr_tags t "
-            "JOIN prs p ON p.repo = t.repo AND p.number = t.number "
-            "WHERE t.repo = ? AND t.tag_type = ? AND t.tag = ? AND t.merged_at >= ? AND t.merged_at < ? "
-            "ORDER BY t.merged_at DESC, t.number DESC"
-        )
-        params: list[Any] = [repo, tag_type, tag, iso(start), iso(end)]
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        cur = self.db.execute(sql, params)
-        names = [d[0] for d in cur.description]
-        return [_row_to_stored(dict(zip(names, row, strict=True))) for row in cur.fetchall()]
+        """PRs merged in [start, end) with a flag (``kind``, or any), decoded only as far as risk
+        lists need (see ``_lean_row_to_stored``), highest score first."""
+        if kind is None:
+            sql = (
+                f"SELECT {_LEAN_COLUMNS} FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
+                "AND flags != '[]' ORDER BY score DESC, number DESC"
+            )
+            params: tuple[Any, ...] = (repo, iso(start), iso(end))
+        else:
+            cols = ", ".join("p." + c.strip() for c in _LEAN_COLUMNS.split(","))
+            sql = (
+                f"SELECT {cols} FROM pr_tags t JOIN prs p ON p.repo = t.repo AND p.number = t.number "
+                "WHERE t.repo = ? AND t.tag_type = 'flag' AND t.tag = ? AND t.merged_at >= ? AND t.merged_at < ? "
+                "ORDER BY p.score DESC, p.number DESC"
+            )
+            params = (repo, kind, iso(start), iso(end))
+        return [_lean_row_to_stored(row) for row in self.db.execute(sql, params).fetchall()]
 
     SEARCH_POOL = 1000
-    COUNT_CAP = 10_000
+    COUNT_CAP = 1_000
 
     def search(
         self, repo: str, match: str, start: datetime | None, end: datetime | None, *, limit: int = 20

@@ -58,12 +58,22 @@ def stem(word: str) -> str:
     return w
 
 
+_BRACKETS = re.compile(r"\[[^\]]{0,60}\]|\(#\d+\)")
+_PREFIX = re.compile(r"^\s*[A-Za-z]+(?:\([^)]{0,40}\))?!?:\s")
+
+
+def _topic_text(title: str) -> str:
+    """The title without [tags], a conventional-commit prefix or (#123) — a cheap cut of
+    ``clean_title`` for word statistics, which run over thousands of titles per digest."""
+    return _PREFIX.sub("", _BRACKETS.sub(" ", title).strip())
+
+
 def title_terms(title: str) -> dict[str, bool]:
     """The title's topic words (stemmed, no stopwords), each with whether it reads as a name
     here: AutoWeightsLoader, MXFP4, Kimi-VL, or a capitalised word mid-title — rather than an
     ordinary English word that happens to recur ("caching", "unify")."""
     terms: dict[str, bool] = {}
-    for i, w in enumerate(_WORD.findall(clean_title(title))):
+    for i, w in enumerate(_WORD.findall(_topic_text(title))):
         if len(w) < 4:
             continue
         term = stem(w)
@@ -80,14 +90,15 @@ def _display_form(word: str, titles: Iterable[str]) -> str:
 
 
 def _previous_counts(words: Iterable[str], titles: Iterable[str]) -> Counter[str]:
-    """In how many earlier titles each candidate word (or its plural) appears."""
-    patterns = {w: re.compile(r"\b" + re.escape(w) + r"s?\b", re.I) for w in words}
+    """How often each candidate word (or its plural) appears in earlier titles: one tokenising
+    pass over all of them (titles rarely repeat a word, so occurrences ≈ titles)."""
+    wanted = set(words)
     counts: Counter[str] = Counter()
-    for title in titles:
-        lower = title.lower()
-        for word, pattern in patterns.items():
-            if word in lower and pattern.search(title):
-                counts[word] += 1
+    for w in _WORD.findall("\n".join(titles)):
+        if len(w) >= 4:
+            term = stem(w)
+            if term in wanted:
+                counts[term] += 1
     return counts
 
 

@@ -165,3 +165,14 @@ def test_several_repositories_need_a_choice(demo_ctx: Context) -> None:
     assert reply.status == "usage" and "several repositories (a/one, b/two)" in reply.title
     chosen = dispatch(Invocation(command="pr", args=("1",), repo="b/two", now=DEMO_NOW), ctx)
     assert chosen.ok and chosen.data["repo"] == "b/two"
+
+
+def test_search_ignores_the_pr_template(run: RunFn) -> None:
+    """Every demo body carries vLLM's template; its headings must not make every PR a match."""
+    assert run("search", "purpose").data["total"] == 0
+    assert run("search", "centroids").data["total"] >= 1
+
+
+def test_search_counts_are_capped_and_say_so(run: RunFn) -> None:
+    data = run("search", "the").data
+    assert data["total_capped"] is (data["total"] >= 1000)

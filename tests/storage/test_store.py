@@ -112,8 +112,11 @@ def test_range_queries_are_half_open_and_ordered(store: PRStore) -> None:
     titles = store.titles_between("o/r", T0 + timedelta(days=2), T0 + timedelta(days=5), modules=["moe"])
     assert len(titles) == 3
     assert store.titles_between("o/r", T0, T0 + timedelta(days=30), modules=["nope"]) == []
-    newest = store.with_tag("o/r", "flag", "core-path", T0, T0 + timedelta(days=30), limit=3)
-    assert [s.pr.number for s in newest] == [10, 9, 8]
+    flagged = store.flagged_between("o/r", T0, T0 + timedelta(days=30), "core-path")
+    assert [s.pr.number for s in flagged] == list(range(10, 0, -1))  # equal scores: newest number first
+    assert flagged[0].cls.flags[0].evidence == ["csrc/moe.cu"]
+    assert store.flagged_between("o/r", T0, T0 + timedelta(days=30), "breaking") == []
+    assert len(store.flagged_between("o/r", T0, T0 + timedelta(days=30))) == 10
 
 
 def test_queries_use_indexes(store: PRStore) -> None:
