@@ -272,6 +272,8 @@ def test_breaking_signals_and_their_evidence(
         ("[Bugfix] Fix crash", "Non-breaking: behaviour is unchanged for existing users."),
         ("Add support for FooLM", "We add support for the FooLM model family."),
         ("Refactor", "Removes the duplicated option parsing in tests."),
+        ("fix(tool_parsers): GLM-4.7 parser drops trailing arguments", ""),
+        ("[Bugfix] Scheduler silently removes preempted requests", ""),
     ],
 )
 def test_breaking_false_positives(vllm: Profile, title: str, body: str) -> None:
