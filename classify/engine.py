@@ -247,8 +247,14 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
         flags.append(_flag("core-path", _capped(core_files, fl.core_path.max_evidence)))
 
     mt = fl.missing_tests
-    if (mt.enabled and files.n and c.source_set is not None and c.source_set in files.count
-            and (c.test_set is None or c.test_set not in files.count) and kind not in mt.exempt_kinds):
+    if (
+        mt.enabled
+        and files.n
+        and c.source_set is not None
+        and c.source_set in files.count
+        and (c.test_set is None or c.test_set not in files.count)
+        and kind not in mt.exempt_kinds
+    ):
         src_lines = 0
         src_added = 0
         src_files = 0
@@ -261,8 +267,12 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
         # a pure removal (no source line added) has nothing new to test
         if src_lines >= mt.min_source_lines and src_added:
             noun = "file" if src_files == 1 else "files"
-            flags.append(_flag("missing-tests", [
-                f"{src_lines:,} source lines changed in {src_files} {noun}, no test file changed"]))
+            flags.append(
+                _flag(
+                    "missing-tests",
+                    [f"{src_lines:,} source lines changed in {src_files} {noun}, no test file changed"],
+                )
+            )
 
     if fl.breaking.enabled:
         for label, key in zip(pr.labels, label_keys, strict=True):

@@ -566,8 +566,13 @@ class _Builder:
             except GlobError as exc:
                 raise _KeyError((*where, i), f"bad glob {g!r}: {exc}") from None
 
-    def path_set(self, globs: list[str], where: tuple[int | str, ...], exclude: list[str] | None = None,
-                 exclude_where: tuple[int | str, ...] = ()) -> int | None:
+    def path_set(
+        self,
+        globs: list[str],
+        where: tuple[int | str, ...],
+        exclude: list[str] | None = None,
+        exclude_where: tuple[int | str, ...] = (),
+    ) -> int | None:
         if not globs:
             return None
         exclude = exclude or []
@@ -670,8 +675,11 @@ def _compile(spec: ProfileSpec, source: Path) -> Profile:
         _words(module_tags, m.tags, name, "modules", "tags")
         _words(module_labels, m.labels, name, "modules", "labels")
         modules[name] = ModuleRule(
-            name=name, labels=types.MappingProxyType(_labels(m, name)), group=m.group,
-            synonyms=tuple(m.synonyms), tags=tuple(m.tags),
+            name=name,
+            labels=types.MappingProxyType(_labels(m, name)),
+            group=m.group,
+            synonyms=tuple(m.synonyms),
+            tags=tuple(m.tags),
         )
     kinds: dict[str, KindRule] = {}
     kind_m: list[RuleMatchers] = []
@@ -697,8 +705,11 @@ def _compile(spec: ProfileSpec, source: Path) -> Profile:
     for i, kind in enumerate(mt.exempt_kinds):
         if kind not in kinds:
             raise _KeyError(("flags", "missing-tests", "exempt_kinds", i), f"unknown kind {kind!r}")
-    for table, known, what in ((spec.score.kinds, kinds, "kind"), (spec.score.modules, modules, "module"),
-                               (spec.score.flags, dict.fromkeys(FLAG_KINDS), "flag")):
+    for table, known, what in (
+        (spec.score.kinds, kinds, "kind"),
+        (spec.score.modules, modules, "module"),
+        (spec.score.flags, dict.fromkeys(FLAG_KINDS), "flag"),
+    ):
         for key in table:
             if key not in known:
                 section = {"kind": "kinds", "module": "modules", "flag": "flags"}[what]

@@ -91,15 +91,29 @@ class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
         super().__init__(max_retry_count=max_retry_count)
         self.max_wait = max_wait
 
-    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
-                   error: Exception | None = None) -> bool:
+    def _can_retry(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
         wait = retry_after(response)
-        return (response is not None and response.status_code == 429
-                and (wait if wait is not None else 1.0) <= self.max_wait)
+        return (
+            response is not None
+            and response.status_code == 429
+            and (wait if wait is not None else 1.0) <= self.max_wait
+        )
 
-    def prepare_for_next_attempt(self, *, state: RetryState, request: HttpRequest,
-                                 response: HttpResponse | None = None,
-                                 error: Exception | None = None) -> None:
+    def prepare_for_next_attempt(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> None:
         wait = retry_after(response)
         state.next_attempt_requested = True
         time.sleep(1.0 if wait is None else wait)
@@ -113,15 +127,29 @@ class AsyncBoundedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
         super().__init__(max_retry_count=max_retry_count)
         self.max_wait = max_wait
 
-    async def _can_retry_async(self, *, state: RetryState, request: HttpRequest,
-                               response: HttpResponse | None = None, error: Exception | None = None) -> bool:
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
         wait = retry_after(response)
-        return (response is not None and response.status_code == 429
-                and (wait if wait is not None else 1.0) <= self.max_wait)
+        return (
+            response is not None
+            and response.status_code == 429
+            and (wait if wait is not None else 1.0) <= self.max_wait
+        )
 
-    async def prepare_for_next_attempt_async(self, *, state: RetryState, request: HttpRequest,
-                                             response: HttpResponse | None = None,
-                                             error: Exception | None = None) -> None:
+    async def prepare_for_next_attempt_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> None:
         wait = retry_after(response)
         state.next_attempt_requested = True
         await asyncio.sleep(1.0 if wait is None else wait)
@@ -142,20 +170,30 @@ def async_retry_handlers() -> list[AsyncRetryHandler]:
 def bot_token(settings: Settings) -> str:
     token = settings.slack_bot_token.get_secret_value().strip() if settings.slack_bot_token else ""
     if not token:
-        raise ConfigError("SLACK_BOT_TOKEN is not set: put the app's xoxb-… Bot User OAuth Token in .env "
-                          "(api.slack.com/apps › your app › OAuth & Permissions)")
+        raise ConfigError(
+            "SLACK_BOT_TOKEN is not set: put the app's xoxb-… Bot User OAuth Token in .env "
+            "(api.slack.com/apps › your app › OAuth & Permissions)"
+        )
     return token
 
 
 def web_client(settings: Settings) -> WebClient:
     """A WebClient on PRDIGEST_SLACK_API_URL that waits out rate limits."""
-    return WebClient(token=bot_token(settings), base_url=settings.prdigest_slack_api_url,
-                     retry_handlers=retry_handlers(), timeout=30)
+    return WebClient(
+        token=bot_token(settings),
+        base_url=settings.prdigest_slack_api_url,
+        retry_handlers=retry_handlers(),
+        timeout=30,
+    )
 
 
 def async_web_client(settings: Settings) -> AsyncWebClient:
-    return AsyncWebClient(token=bot_token(settings), base_url=settings.prdigest_slack_api_url,
-                          retry_handlers=async_retry_handlers(), timeout=30)
+    return AsyncWebClient(
+        token=bot_token(settings),
+        base_url=settings.prdigest_slack_api_url,
+        retry_handlers=async_retry_handlers(),
+        timeout=30,
+    )
 
 
 # -- errors -----------------------------------------------------------------------------------
@@ -170,18 +208,26 @@ def explain(exc: Exception, channel: str) -> tuple[str, str | None]:
         code = str(data.get("error", "")) if isinstance(data, dict) else ""
         status = exc.response.status_code if exc.response is not None else 0
         if code == "not_in_channel":
-            msg = (f"prdigest is not in channel {channel}: invite the app to the channel "
-                   "(type `/invite @prdigest` there) and try again")
+            msg = (
+                f"prdigest is not in channel {channel}: invite the app to the channel "
+                "(type `/invite @prdigest` there) and try again"
+            )
         elif code == "channel_not_found":
-            msg = (f"channel {channel} not found: use the channel ID (channel details › About, at the "
-                   "bottom; it starts with C or G); for a private channel invite the app first")
+            msg = (
+                f"channel {channel} not found: use the channel ID (channel details › About, at the "
+                "bottom; it starts with C or G); for a private channel invite the app first"
+            )
         elif code in _AUTH_ERRORS:
-            msg = (f"Slack rejected SLACK_BOT_TOKEN ({code}): copy the Bot User OAuth Token (xoxb-…) from "
-                   "OAuth & Permissions into .env, and reinstall the app if it was revoked")
+            msg = (
+                f"Slack rejected SLACK_BOT_TOKEN ({code}): copy the Bot User OAuth Token (xoxb-…) from "
+                "OAuth & Permissions into .env, and reinstall the app if it was revoked"
+            )
         elif code == "missing_scope":
             needed = data.get("needed", "?") if isinstance(data, dict) else "?"
-            msg = (f"the Slack app lacks the {needed} scope: add it under OAuth & Permissions "
-                   "(or recreate the app from slack/manifest.yml) and reinstall it")
+            msg = (
+                f"the Slack app lacks the {needed} scope: add it under OAuth & Permissions "
+                "(or recreate the app from slack/manifest.yml) and reinstall it"
+            )
         elif code == "is_archived":
             msg = f"channel {channel} is archived: unarchive it or post to another channel"
         elif code == "ratelimited" or status == 429:
@@ -190,7 +236,9 @@ def explain(exc: Exception, channel: str) -> tuple[str, str | None]:
         elif code in {"msg_too_long", "msg_blocks_too_long", "invalid_blocks", "too_many_attachments"}:
             msg = f"Slack refused the message layout ({code}); please report this as a prdigest bug"
         else:
-            msg = f"Slack API error {code or status}: see https://api.slack.com/methods/chat.postMessage#errors"
+            msg = (
+                f"Slack API error {code or status}: see https://api.slack.com/methods/chat.postMessage#errors"
+            )
         return msg, code or None
     if isinstance(exc, SlackClientError | OSError):
         return f"cannot reach the Slack API ({type(exc).__name__}: {exc}); check PRDIGEST_SLACK_API_URL", None
@@ -228,8 +276,9 @@ def _failure(exc: Exception, channel: str, done: list[str], total: int) -> Slack
     return SlackPostError(msg, error=code, posted=len(done))
 
 
-def post_messages(client: WebClient, channel: str, messages: Sequence[SlackMessage], *,
-                  pace: float = DEFAULT_PACE) -> PostResult:
+def post_messages(
+    client: WebClient, channel: str, messages: Sequence[SlackMessage], *, pace: float = DEFAULT_PACE
+) -> PostResult:
     """Post ``messages[0]`` to the channel and the rest in its thread, in order."""
     if not messages:
         raise SlackPostError("nothing to post")
@@ -247,8 +296,9 @@ def post_messages(client: WebClient, channel: str, messages: Sequence[SlackMessa
     return _result(channel, done)
 
 
-async def post_messages_async(client: AsyncWebClient, channel: str, messages: Sequence[SlackMessage], *,
-                              pace: float = DEFAULT_PACE) -> PostResult:
+async def post_messages_async(
+    client: AsyncWebClient, channel: str, messages: Sequence[SlackMessage], *, pace: float = DEFAULT_PACE
+) -> PostResult:
     """The asyncio twin of ``post_messages`` (used inside the Slack app)."""
     if not messages:
         raise SlackPostError("nothing to post")
@@ -266,8 +316,14 @@ async def post_messages_async(client: AsyncWebClient, channel: str, messages: Se
     return _result(channel, done)
 
 
-def post_reply(reply: Reply, channel: str, settings: Settings, *, client: WebClient | None = None,
-               pace: float = DEFAULT_PACE) -> PostResult:
+def post_reply(
+    reply: Reply,
+    channel: str,
+    settings: Settings,
+    *,
+    client: WebClient | None = None,
+    pace: float = DEFAULT_PACE,
+) -> PostResult:
     """Post a Reply to ``channel``: the lead (summary + top highlights), sections in its thread.
 
     Raises ``ConfigError`` when SLACK_BOT_TOKEN is missing and ``SlackPostError`` (one line, with

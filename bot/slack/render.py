@@ -110,7 +110,7 @@ def mrkdwn_text(text: str, *, multiline: bool = False) -> str:
     parts: list[str] = []
     pos = 0
     for m in _CODE_SPAN.finditer(text):
-        parts += [_literal(text[pos:m.start()]), f"`{code_text(m.group(1))}`"]
+        parts += [_literal(text[pos : m.start()]), f"`{code_text(m.group(1))}`"]
         pos = m.end()
     parts.append(_literal(text[pos:]))
     return _LEADING_QUOTE.sub(lambda m: f"{m.group(1)}{ZWSP}&gt;", "".join(parts))
@@ -373,8 +373,9 @@ def _json_len(block: SlackBlock) -> int:
     return len(json.dumps(block, ensure_ascii=False, separators=(",", ":")))
 
 
-def pack(blocks: Sequence[SlackBlock], *, reserve_blocks: int = 0,
-         reserve_chars: int = 0) -> list[list[SlackBlock]]:
+def pack(
+    blocks: Sequence[SlackBlock], *, reserve_blocks: int = 0, reserve_chars: int = 0
+) -> list[list[SlackBlock]]:
     """Greedy packing into messages under the block count and the total-size margin."""
     messages: list[list[SlackBlock]] = []
     current: list[SlackBlock] = []
@@ -391,8 +392,10 @@ def pack(blocks: Sequence[SlackBlock], *, reserve_blocks: int = 0,
     if current:
         messages.append(current)
     # a divider that would open or close a message is noise
-    cleaned = [[b for i, b in enumerate(m) if not (b["type"] == "divider" and i in (0, len(m) - 1))]
-               for m in messages]
+    cleaned = [
+        [b for i, b in enumerate(m) if not (b["type"] == "divider" and i in (0, len(m) - 1))]
+        for m in messages
+    ]
     return [m for m in cleaned if m]
 
 

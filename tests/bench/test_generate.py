@@ -33,8 +33,10 @@ def test_weeks_counts_and_window() -> None:
     per_week = [sum(lo <= m < hi for m in merged) for lo, hi in itertools.pairwise(bounds)]
     assert all(60 <= n <= 80 for n in per_week), per_week
     assert records[0]["number"] > 500
-    assert all(r["repo"] == "acme/widgets" and r["url"].startswith("https://github.com/acme/widgets/pull/")
-               for r in records)
+    assert all(
+        r["repo"] == "acme/widgets" and r["url"].startswith("https://github.com/acme/widgets/pull/")
+        for r in records
+    )
 
 
 def test_records_are_pull_requests_with_consistent_counts() -> None:

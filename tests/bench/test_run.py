@@ -10,8 +10,9 @@ import pytest
 from bench import run
 
 
-def test_benchmark_builds_times_every_command_and_writes_results(tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_benchmark_builds_times_every_command_and_writes_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, results = tmp_path / "bench.db", tmp_path / "results.json"
     argv = ["--prs", "400", "--db", str(db), "--repeat", "3", "--results", str(results)]
     assert run.main(argv) == 0
@@ -19,7 +20,12 @@ def test_benchmark_builds_times_every_command_and_writes_results(tmp_path: Path,
     assert data["prs"] == 400 and data["db_bytes"] > 0
     assert data["build"]["new"] == 400
     assert [row["command"] for row in data["latency"]] == [
-        "digest week", "digest last-week", "digest YYYY-Www", "risks all", "risks core-path", "pr NUMBER",
+        "digest week",
+        "digest last-week",
+        "digest YYYY-Www",
+        "risks all",
+        "risks core-path",
+        "pr NUMBER",
         "search WORDS",
     ]
     assert all(row["runs"] == 3 and row["p50_ms"] > 0 for row in data["latency"])
@@ -35,7 +41,21 @@ def test_benchmark_builds_times_every_command_and_writes_results(tmp_path: Path,
 
 def test_refuses_to_reuse_a_cache_of_another_size(tmp_path: Path) -> None:
     db = tmp_path / "bench.db"
-    assert run.main(["--prs", "200", "--db", str(db), "--repeat", "1", "--skip-reclassify",
-                     "--results", str(tmp_path / "r.json")]) == 0
+    assert (
+        run.main(
+            [
+                "--prs",
+                "200",
+                "--db",
+                str(db),
+                "--repeat",
+                "1",
+                "--skip-reclassify",
+                "--results",
+                str(tmp_path / "r.json"),
+            ]
+        )
+        == 0
+    )
     with pytest.raises(SystemExit, match="holds 200 PRs"):
         run.main(["--prs", "300", "--db", str(db), "--repeat", "1", "--results", str(tmp_path / "r.json")])

@@ -95,8 +95,14 @@ def test_bodies_follow_the_pr_template(prs: list[PullRequest]) -> None:
     assert sum("<!--" in b for b in bodies) > len(bodies) / 2
     assert sum("Signed-off-by:" in b for b in bodies) > len(bodies) / 2
     joined = "\n".join(bodies)
-    for effect in ("16–24% higher decode throughput", "719× faster", "1289μs to 1.8μs", "319%", "~1400 lines",
-                   "13.5% higher throughput"):
+    for effect in (
+        "16–24% higher decode throughput",
+        "719× faster",
+        "1289μs to 1.8μs",
+        "319%",
+        "~1400 lines",
+        "13.5% higher throughput",
+    ):
         assert effect in joined, effect
 
 
@@ -118,6 +124,7 @@ def test_sizes_have_a_long_tail(prs: list[PullRequest]) -> None:
 
 def test_module_mix_shifts_between_weeks(prs: list[PullRequest]) -> None:
     """CPU work accelerates into the latest week (the trend section needs movement to report)."""
+
     def cpu_share(week: str) -> float:
         rows = [p for p in prs if _iso_week(p) == week]
         return sum(p.title.startswith(("[CPU", "[Hardware][CPU]")) for p in rows) / len(rows)

@@ -70,10 +70,12 @@ def check(reply: Reply) -> None:
         assert linked(messages) == want
 
 
-@pytest.mark.parametrize(("command", "words"), [("digest", (WEEK,)), ("risks", ("all", WEEK)),
-                                               ("search", ("kernel", WEEK))])
-def test_a_400_pr_week_stays_within_slack_limits(big_week: Context, command: str,
-                                                  words: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("command", "words"), [("digest", (WEEK,)), ("risks", ("all", WEEK)), ("search", ("kernel", WEEK))]
+)
+def test_a_400_pr_week_stays_within_slack_limits(
+    big_week: Context, command: str, words: tuple[str, ...]
+) -> None:
     week = parse_period(WEEK, datetime(2026, 6, 1, tzinfo=UTC), "UTC")
     assert big_week.store.merged_count(REPO, week.start, week.end) == 400
     check(dispatch(Invocation(command=command, args=words, repo=REPO, platform="slack"), big_week))
@@ -92,4 +94,3 @@ def test_the_400_pr_digest_becomes_a_lead_message_and_a_thread(big_week: Context
 def test_the_demo_week_renders_within_limits(demo: Context, lang: str) -> None:
     for command, words in (("digest", (DEMO_LATEST_WEEK,)), ("risks", ("all", DEMO_LATEST_WEEK))):
         check(dispatch(Invocation(command=command, args=words, lang=lang, platform="slack"), demo))
-

@@ -12,7 +12,7 @@ def snapshot(db: sqlite_utils.Database) -> dict[str, list[tuple[Any, ...]]]:
     return {
         "prs": db.execute("SELECT * FROM prs ORDER BY repo, number").fetchall(),
         "pr_tags": db.execute("SELECT * FROM pr_tags ORDER BY repo, number, tag_type, tag").fetchall(),
-        "fts": db.execute("SELECT rowid, title, body FROM prs_fts ORDER BY rowid").fetchall(),
+        "fts": db.execute("SELECT rowid, title, search_body FROM prs_fts ORDER BY rowid").fetchall(),
         "sync_state": db.execute(
             "SELECT repo, source, watermark, cursor, window_start, window_end FROM sync_state "
             "ORDER BY repo, source"
