@@ -83,6 +83,14 @@ def retry_after(response: HttpResponse | None) -> float | None:
     return None
 
 
+def should_retry(response: HttpResponse | None, max_wait: float) -> bool:
+    """A 429 whose Retry-After (1 s when absent) is at most ``max_wait`` seconds."""
+    if response is None or response.status_code != 429:
+        return False
+    wait = retry_after(response)
+    return (wait if wait is not None else 1.0) <= max_wait
+
+
 class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
     """slack_sdk's 429 handler, sleeping exactly Retry-After (1 s when absent) and giving up
     when Slack asks for more than ``max_wait`` seconds."""
@@ -99,12 +107,7 @@ class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
         response: HttpResponse | None = None,
         error: Exception | None = None,
     ) -> bool:
-        wait = retry_after(response)
-        return (
-            response is not None
-            and response.status_code == 429
-            and (wait if wait is not None else 1.0) <= self.max_wait
-        )
+        return should_retry(response, self.max_wait)
 
     def prepare_for_next_attempt(
         self,
@@ -135,12 +138,7 @@ class AsyncBoundedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
         response: HttpResponse | None = None,
         error: Exception | None = None,
     ) -> bool:
-        wait = retry_after(response)
-        return (
-            response is not None
-            and response.status_code == 429
-            and (wait if wait is not None else 1.0) <= self.max_wait
-        )
+        return should_retry(response, self.max_wait)
 
     async def prepare_for_next_attempt_async(
         self,
