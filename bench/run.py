@@ -6,6 +6,8 @@
    profile → ``PRStore.upsert``. The database goes to /tmp unless ``--db`` says otherwise.
 2. Time the full in-process path for each command: ``Invocation`` → ``commands.registry.dispatch``
    → ``Reply`` → ``commands.render_text.render_text``, warm, ``--repeat`` runs each; print p50/p99.
+   The process is set up as ``prdigest serve`` and the CLI set themselves up
+   (``bot.runtime.settle_heap``); ``--no-settle`` times CPython's default collector instead.
 3. Time ``reclassify`` over the whole cache, once with nothing to change and once with a profile
    whose version differs (every row rewritten, the worst case).
 4. Report the cache size and peak RSS; write everything to ``bench/results.json``.
@@ -39,11 +41,12 @@ from typing import Any
 
 from bench.generate import DEMO_END, DEMO_REPO, generate_history
 from bot.ingest import reclassify
+from bot.runtime import settle_heap
 from classify.engine import classify
 from classify.models import PullRequest
 from classify.rules import PROFILES_DIR, Profile, load_profile
 from commands.model import Invocation
-from commands.registry import Context, dispatch
+from commands.registry import Context, dispatch, load_all
 from commands.render_text import render_text
 from storage.db import connect
 from storage.prs import PRStore
@@ -292,6 +295,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=200, help="timed runs per command (default 200)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cache even if it exists")
     parser.add_argument("--skip-reclassify", action="store_true")
+    parser.add_argument(
+        "--no-settle",
+        action="store_true",
+        help="keep CPython's default GC (no gc.freeze, default thresholds)",
+    )
     parser.add_argument("--results", type=Path, default=RESULTS, help="where to write the JSON results")
     parser.add_argument("--seed", type=int, default=1, help="seed for the random PR numbers, weeks and words")
     args = parser.parse_args(argv)
@@ -307,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     latest = NOW - timedelta(days=7)
     weeks = sorted({(latest - timedelta(weeks=k)).strftime("%G-W%V") for k in range(0, 104)})
     rng = random.Random(args.seed)
+    load_all()
+    if not args.no_settle:
+        settle_heap()
     print(f"timing {args.repeat} runs per command …", file=sys.stderr, flush=True)
     latencies = []
     slow: dict[str, str] = {}
@@ -328,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             "platform": platform.platform(),
         },
         "prs": args.prs,
+        "settled_heap": not args.no_settle,
         "db": str(path),
         "db_bytes": _db_size(path),
         "build": built,

@@ -19,6 +19,7 @@ import click
 from bot.answer import answer
 from bot.config import ConfigError, Settings, active_profile, load_settings
 from bot.ingest import RecordError, import_file, reclassify
+from bot.runtime import settle_heap
 from classify.rules import Profile, ProfileError
 from commands.locale import t
 from commands.model import Invocation, Reply
@@ -125,6 +126,8 @@ def run_command(
         platform="cli",
     )
     ctx = Context(store=store, profile=profile)
+    load_all()  # every command module imported before the heap is settled
+    settle_heap()
     return answer(inv, ctx, settings), ctx
 
 

@@ -17,6 +17,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u20
 
 def clean(text: str) -> str:
     """One line of printable text: control characters (incl. ANSI escapes, bidi overrides) removed."""
+    if text.isprintable():  # no Cc/Cf/Zl/Zp character, so nothing for the pattern to replace
+        return text.strip()
     return _CONTROL.sub(" ", text).strip()
 
 

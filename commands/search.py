@@ -16,17 +16,19 @@ MAX_RESULTS = 20
 MAX_WORDS = 12
 
 
-def fts_query(words: list[str]) -> str:
-    """Turn user words into a safe FTS5 expression: every word must match (as a prefix).
+def fts_query(words: list[str], *, prefix: bool = True) -> str:
+    """Turn user words into a safe FTS5 expression: every word must match.
 
     User text never reaches FTS5 syntax directly, so quotes, ``NEAR``, ``*`` or ``:`` in a
-    query cannot cause a syntax error or change the meaning.
+    query cannot cause a syntax error or change the meaning. Whole words already match their
+    English forms (the index stems: fix, fixes, fixed); ``prefix`` also matches longer words
+    (quant → quantization), except for one- and two-letter words, whose prefixes would match
+    most of the vocabulary.
     """
     tokens = [tok for w in words for tok in _TOKEN.findall(w)]
     if not tokens:
         raise UsageError("search needs at least one word (letters or digits)")
-    # A prefix query on a one- or two-letter word expands to most of the vocabulary: match those exactly.
-    return " ".join(f'"{tok}"*' if len(tok) >= 3 else f'"{tok}"' for tok in tokens[:MAX_WORDS])
+    return " ".join(f'"{tok}"*' if prefix and len(tok) >= 3 else f'"{tok}"' for tok in tokens[:MAX_WORDS])
 
 
 @command(
@@ -42,13 +44,19 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         period = parse_period(words.pop(), inv.now, inv.timezone)
     if not words:
         raise UsageError("search needs at least one word")
-    match = fts_query(words)
+    exact, wide = fts_query(words, prefix=False), fts_query(words)
     repo = ctx.resolve_repo(inv)
     lang = inv.lang
     query = " ".join(words)
-    results, total = ctx.store.search(
-        repo, match, period.start if period else None, period.end if period else None, limit=MAX_RESULTS
-    )
+    start, end = (period.start, period.end) if period else (None, None)
+    # Whole words first: ranking a prefix's many spellings costs several times more (~15 ms for
+    # "fix" in a 200,000-PR cache against ~5 ms) and adds little once a page is full. Only
+    # when whole words find less than a page do prefixes widen the search.
+    results, total = ctx.store.search(repo, exact, start, end, limit=MAX_RESULTS)
+    if total < MAX_RESULTS and wide != exact:
+        wider, wider_total = ctx.store.search(repo, wide, start, end, limit=MAX_RESULTS)
+        if wider_total > total:
+            results, total = wider, wider_total
     blocks: list[Block] = []
     if not results:
         blocks.append(Paragraph(text=t(lang, "search.none", query=query)))

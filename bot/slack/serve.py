@@ -28,10 +28,11 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import ConfigError, Settings, active_profile, load_settings
+from bot.runtime import settle_heap
 from bot.slack.app import CommandRunner, build_app
 from bot.slack.post import DEFAULT_PACE, async_web_client, bot_token, explain
 from classify.rules import ProfileError
-from commands.registry import Context
+from commands.registry import Context, load_all
 from storage.db import StoreError, connect
 from storage.migrations import MIGRATIONS
 from storage.prs import PRStore, iso
@@ -262,6 +263,8 @@ def serve(db: Path | None, host: str, port: int | None, socket_mode: bool | None
     except (ConfigError, StoreError, ProfileError) as exc:
         fail(str(exc))
         return
+    load_all()
+    settle_heap()
     try:
         asyncio.run(run(plan))
     except ConfigError as exc:

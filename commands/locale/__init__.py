@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from commands.locale.en import STRINGS as EN
 from commands.locale.zh import STRINGS as ZH
 
@@ -14,5 +16,7 @@ def t(lang: str, key: str, /, **values: object) -> str:
     return template.format(**values) if values else template
 
 
+@lru_cache(maxsize=64)
 def flag_label(lang: str, kind: str) -> str:
+    """A flag's name in ``lang`` (cached: risk lists ask for it once per PR)."""
     return t(lang, f"flag.{kind}")

@@ -85,15 +85,19 @@ def _counts(merged: int, key: int, flags: dict[str, int]) -> dict[str, int]:
     return counts
 
 
-def window(
-    store: PRStore, profile: Profile, repo: str, period: Period, modules: Sequence[str] = ()
-) -> Window:
-    scores = store.scores_between(repo, period.start, period.end, modules)
-    key = len(key_numbers(scores, profile.key_share, profile.key_min_score))
-    flags = store.tag_counts(repo, "flag", period.start, period.end, modules)
-    module_counts = store.tag_counts(repo, "module", period.start, period.end, modules)
-    titles = store.titles_between(repo, period.start, period.end, modules)
-    return Window(period, _counts(len(scores), key, flags), module_counts, titles)
+def windows(
+    store: PRStore, profile: Profile, repo: str, periods: Sequence[Period], modules: Sequence[str] = ()
+) -> list[Window]:
+    """The comparison windows: their PRs in one read of a covering index, tag counts from the tag index."""
+    rows = store.window_rows(repo, [(p.start, p.end) for p in periods], modules)
+    out = []
+    for period, prs in zip(periods, rows, strict=True):
+        triples = ((n, sc, size) for n, sc, size, _ in prs)
+        key = len(key_numbers(triples, profile.key_share, profile.key_min_score))
+        flags = store.tag_counts(repo, "flag", period.start, period.end, modules)
+        module_counts = store.tag_counts(repo, "module", period.start, period.end, modules)
+        out.append(Window(period, _counts(len(prs), key, flags), module_counts, [r[3] for r in prs]))
+    return out
 
 
 def gather(
@@ -103,7 +107,7 @@ def gather(
     if modules:
         prs = [s for s in prs if any(m in modules for m in s.cls.modules)]
     key = select_key(prs, profile.key_share, profile.key_min_score)
-    previous = [window(store, profile, repo, p, modules) for p in period.previous(COMPARE_WEEKS)]
+    previous = windows(store, profile, repo, period.previous(COMPARE_WEEKS), modules)
     flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)
     stats = DigestStats(repo=repo, period=period, prs=prs, key=key, previous=previous, modules_filter=modules)
     stats.counts = _counts(len(prs), len(key), dict(flags))

@@ -12,6 +12,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from classify.titles import parse_title
 from commands.report.stats import DigestStats, rank_key
@@ -68,20 +69,26 @@ def _topic_text(title: str) -> str:
     return _PREFIX.sub("", _BRACKETS.sub(" ", title).strip())
 
 
-def title_terms(title: str) -> dict[str, bool]:
-    """The title's topic words (stemmed, no stopwords), each with whether it reads as a name
-    here: AutoWeightsLoader, MXFP4, Kimi-VL, or a capitalised word mid-title — rather than an
-    ordinary English word that happens to recur ("caching", "unify")."""
+@lru_cache(maxsize=32_768)
+def title_terms(title: str) -> tuple[tuple[str, bool], ...]:
+    """The title's topic words (stemmed, no stopwords, first occurrence first), each with whether
+    it reads as a name here: AutoWeightsLoader, MXFP4, Kimi-VL, or a capitalised word mid-title —
+    rather than an ordinary English word that happens to recur ("caching", "unify").
+
+    Cached: a long-running bot computes the same weeks' titles digest after digest.
+    """
     terms: dict[str, bool] = {}
     for i, w in enumerate(_WORD.findall(_topic_text(title))):
         if len(w) < 4:
             continue
-        term = stem(w)
+        term = w.lower()
+        if len(term) > 4 and term[-1] == "s" and term[-2] != "s":  # stem(), inlined: hot loop
+            term = term[:-1]
         if term in STOPWORDS:
             continue
-        named = bool(_NAME_LIKE.search(w)) or (i > 0 and w[0].isupper())
-        terms[term] = terms.get(term, False) or named
-    return terms
+        named = terms.get(term, False) or bool(_NAME_LIKE.search(w)) or (i > 0 and w[0].isupper())
+        terms[term] = named
+    return tuple(terms.items())
 
 
 def _display_form(word: str, titles: Iterable[str]) -> str:
@@ -90,15 +97,17 @@ def _display_form(word: str, titles: Iterable[str]) -> str:
 
 
 def _previous_counts(words: Iterable[str], titles: Iterable[str]) -> Counter[str]:
-    """How often each candidate word (or its plural) appears in earlier titles: one tokenising
-    pass over all of them (titles rarely repeat a word, so occurrences ≈ titles)."""
-    wanted = set(words)
+    """How often each candidate word (or its plural) appears in earlier titles.
+
+    One tokenising pass over all of them, counted in C by ``Counter``; a word's count is that of
+    the spellings that stem to it (titles rarely repeat a word, so occurrences ≈ titles).
+    """
+    tokens = Counter(_WORD.findall("\n".join(titles).lower()))
     counts: Counter[str] = Counter()
-    for w in _WORD.findall("\n".join(titles)):
-        if len(w) >= 4:
-            term = stem(w)
-            if term in wanted:
-                counts[term] += 1
+    for word in set(words):
+        n = sum(tokens[form] for form in (word, word + "s") if stem(form) == word)
+        if n:
+            counts[word] = n
     return counts
 
 
@@ -112,7 +121,7 @@ def bursts(stats: DigestStats) -> list[Theme]:
     now: dict[str, list[StoredPR]] = defaultdict(list)
     named: set[str] = set()
     for s in stats.prs:
-        for term, is_name in title_terms(s.pr.title).items():
+        for term, is_name in title_terms(s.pr.title):
             now[term].append(s)
             if is_name:
                 named.add(term)

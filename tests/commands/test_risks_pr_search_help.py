@@ -10,6 +10,7 @@ from classify.models import FLAG_KINDS
 from commands.model import Invocation
 from commands.period import parse_period
 from commands.registry import REGISTRY, Context, dispatch
+from commands.search import MAX_RESULTS, fts_query
 from tests.conftest import DEMO_NOW, RunFn
 
 REPO = "vllm-project/vllm"
@@ -115,6 +116,19 @@ def test_search_finds_titles_and_bodies(run: RunFn) -> None:
     assert all("autoweightsloader" in p["title"].lower() for p in reply.data["prs"][:4])
     body_only = run("search", "centroids")
     assert body_only.data["total"] >= 1
+
+
+def test_search_matches_whole_words_then_widens_to_prefixes(run: RunFn, demo_ctx: Context) -> None:
+    whole = run("search", "deepseek").data
+    assert whole["total"] >= MAX_RESULTS  # a full page of whole-word matches: no widening needed
+    assert demo_ctx.store.search(whole["repo"], '"deepse"', None, None)[1] == 0  # not a word…
+    widened = run("search", "deepse").data  # …so the search widens to words starting with it
+    assert widened["total"] >= whole["total"]
+    assert all("deepse" in (p["title"] + " ".join(p["modules"])).lower() for p in widened["prs"][:3])
+    # "fixes" and "fixed" are whole-word matches of "fix" (the index stems English words)
+    assert run("search", "fixes").data["total"] == run("search", "fix").data["total"] > MAX_RESULTS
+    assert fts_query(["quant", "ab"], prefix=False) == '"quant" "ab"'
+    assert fts_query(["quant", "ab"]) == '"quant"* "ab"'
 
 
 def test_search_with_a_period(run: RunFn) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -109,9 +110,9 @@ def test_range_queries_are_half_open_and_ordered(store: PRStore) -> None:
     assert [s.pr.number for s in got] == [2, 3, 4]
     scores = store.scores_between("o/r", T0 + timedelta(days=2), T0 + timedelta(days=5))
     assert sorted(n for n, _, _ in scores) == [2, 3, 4]
-    titles = store.titles_between("o/r", T0 + timedelta(days=2), T0 + timedelta(days=5), modules=["moe"])
-    assert len(titles) == 3
-    assert store.titles_between("o/r", T0, T0 + timedelta(days=30), modules=["nope"]) == []
+    rows = store.window_rows("o/r", [(T0 + timedelta(days=2), T0 + timedelta(days=5))], modules=["moe"])
+    assert sorted(r[0] for r in rows[0]) == [2, 3, 4]
+    assert store.window_rows("o/r", [(T0, T0 + timedelta(days=30))], modules=["nope"]) == [[]]
     flagged = store.flagged_between("o/r", T0, T0 + timedelta(days=30), "core-path")
     assert [s.pr.number for s in flagged] == list(range(10, 0, -1))  # equal scores: newest number first
     assert flagged[0].cls.flags[0].evidence == ["csrc/moe.cu"]
@@ -119,15 +120,36 @@ def test_range_queries_are_half_open_and_ordered(store: PRStore) -> None:
     assert len(store.flagged_between("o/r", T0, T0 + timedelta(days=30))) == 10
 
 
+def _plans(store: PRStore, call: Callable[[], object]) -> list[str]:
+    """The query plans of the statements ``call`` runs (as SQLite expands them)."""
+    seen: list[str] = []
+    store.db.conn.set_trace_callback(seen.append)
+    try:
+        call()
+    finally:
+        store.db.conn.set_trace_callback(None)
+    selects = [q for q in seen if q.lstrip().upper().startswith("SELECT")]
+    assert selects, "the call ran no query"
+    return [str(store.db.execute(f"EXPLAIN QUERY PLAN {q}").fetchall()) for q in selects]
+
+
 def test_queries_use_indexes(store: PRStore) -> None:
-    plan = store.db.execute(
-        "EXPLAIN QUERY PLAN SELECT number FROM prs WHERE repo = 'o/r' AND merged_at >= 'a' AND merged_at < 'b'"
-    ).fetchall()
-    assert "idx_prs_repo_merged" in str(plan)
-    plan = store.db.execute(
-        "EXPLAIN QUERY PLAN SELECT number FROM pr_tags WHERE repo='o/r' AND tag_type='flag' AND tag='x' AND merged_at>='a'"
-    ).fetchall()
-    assert "idx_pr_tags_lookup" in str(plan)
+    store.upsert([make(n, days=n) for n in range(1, 6)])
+    lo, hi = T0, T0 + timedelta(days=7)
+    windows = [(lo, hi), (hi, hi + timedelta(days=7))]
+    for plan in _plans(store, lambda: store.window_rows("o/r", windows)):
+        assert "COVERING INDEX idx_prs_window" in plan
+    for plan in _plans(store, lambda: store.window_rows("o/r", windows, ["moe"])):
+        assert "idx_prs_window" in plan and "idx_pr_tags_lookup" in plan
+    for call in (
+        lambda: store.merged_between("o/r", lo, hi),
+        lambda: store.flagged_between("o/r", lo, hi),
+        lambda: store.flagged_between("o/r", lo, hi, "core-path"),
+        lambda: store.tag_counts("o/r", "flag", lo, hi),
+        lambda: store.scores_between("o/r", lo, hi),
+    ):
+        for plan in _plans(store, call):
+            assert "USING" in plan and "SCAN prs " not in plan and "SCAN pr_tags" not in plan, plan
 
 
 def test_file_database_uses_wal_and_survives_reopen(tmp_path: Path) -> None:
@@ -195,3 +217,60 @@ def test_an_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(Path, "open", deny)
     with pytest.raises(StoreError, match="not readable"):
         connect(path)
+
+
+@pytest.mark.parametrize("modules", [(), ("moe",), ("nope",)])
+def test_windows_read_at_once_equal_windows_read_one_by_one(store: PRStore, modules: tuple[str, ...]) -> None:
+    items = [make(n, days=n) for n in range(1, 21)]
+    items[4] = (items[4][0], items[4][1].model_copy(update={"flags": [], "modules": ["attention"]}))
+    store.upsert(items)
+    # Three 4-day windows, nearest first like Period.previous, plus an empty one far away.
+    spans = [(T0 + timedelta(days=d), T0 + timedelta(days=d + 4)) for d in (9, 5, 1)]
+    spans.append((T0 + timedelta(days=300), T0 + timedelta(days=304)))
+    rows = store.window_rows("o/r", spans, modules)
+    assert len(rows) == 4 and rows[3] == []
+    for (start, end), got in zip(spans, rows, strict=True):
+        assert sorted(r[:3] for r in got) == sorted(store.scores_between("o/r", start, end, modules))
+        assert {r[3] for r in got} <= {"[Kernel] faster fused MoE"}
+    if not modules:
+        assert sorted(r[0] for r in rows[1]) == [5, 6, 7, 8]
+    elif modules == ("moe",):
+        assert sorted(r[0] for r in rows[1]) == [6, 7, 8]  # PR 5 moved to attention
+
+
+def _reference_search(store: PRStore, repo: str, match: str) -> list[int]:
+    """The ranking spelled out in SQL: every match of ``repo``, best bm25 first, later rowid first on ties."""
+    rows = store.db.execute(
+        "SELECT p.number FROM prs_fts JOIN prs p ON p.rowid = prs_fts.rowid WHERE prs_fts MATCH ? "
+        "AND p.repo = ? ORDER BY bm25(prs_fts, 3.0, 1.0), p.rowid DESC",
+        (match, repo),
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def test_search_ranks_and_counts_in_one_pass(store: PRStore) -> None:
+    # Bodies repeat the word a different number of times, so bm25 orders them; equal bodies tie.
+    store.upsert(
+        [make(n, days=n, body="moe " * (n % 4) + "other words") for n in range(1, 16)]
+        + [make(n, days=n, title="Unrelated change", body="nothing here") for n in range(16, 20)]
+    )
+    page, total = store.search("o/r", '"moe"*', None, None, limit=6)
+    assert total == 15
+    assert [s.pr.number for s in page] == _reference_search(store, "o/r", '"moe"*')[:6]
+    assert page[0].cls.modules == ["kernel", "moe"] and page[0].pr.title  # light rows decoded in full
+
+
+def test_search_counts_a_shared_cache_per_repository(store: PRStore) -> None:
+    items = []
+    for n in range(1, 13):  # two repositories, interleaved in time and rowid
+        for repo in ("o/r", "x/y"):
+            pr, cls = make(n, days=n)
+            items.append((pr.model_copy(update={"repo": repo}), cls))
+    store.upsert(items)
+    store.SEARCH_POOL, store.COUNT_CAP = 5, 8  # a small pool that other repositories' PRs fill
+    page, total = store.search("o/r", '"moe"*', None, None, limit=3)
+    assert total == 8  # counted by the fallback query, up to the cap
+    # The page ranks this repository's share of the newest five matches (rowids 20–24: two of them).
+    assert [(s.pr.repo, s.pr.number) for s in page] == [("o/r", 12), ("o/r", 11)]
+    store.COUNT_CAP = 100
+    assert store.search("x/y", '"moe"*', None, None)[1] == 12
