@@ -10,7 +10,8 @@ from commands.period import is_period, parse_period
 from commands.registry import Context, command
 from storage.prs import StoredPR
 
-MAX_LISTED = 100
+MAX_LISTED = 100  # PRs shown for one kind (the JSON data always has every one)
+OVERVIEW_LISTED = 20  # PRs shown per kind by `risks all`, an overview that points to the full lists
 
 
 def _evidence(item: StoredPR, kind: str) -> list[str]:
@@ -54,15 +55,20 @@ def run(inv: Invocation, ctx: Context) -> Reply:
                 for f in s.cls.flags:
                     groups.setdefault(f.kind, []).append(s)
             blocks.append(Paragraph(text=t(lang, "risks.count", n=len(items))))
+        limit = OVERVIEW_LISTED if kind == "all" else MAX_LISTED
         for group in (k for k in FLAG_KINDS if k in groups):
             members = groups[group]
             blocks.append(Heading(text=f"{flag_label(lang, group)} ({len(members)})", level=3))
             blocks.extend(
                 PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=_evidence(s, group))
-                for s in members[:MAX_LISTED]
+                for s in members[:limit]
             )
-            if len(members) > MAX_LISTED:
-                blocks.append(Paragraph(text=f"… +{len(members) - MAX_LISTED}"))
+            hidden = len(members) - limit
+            if hidden > 0 and kind == "all":
+                full = " ".join(["risks", group, *([period_word] if period_word else [])])
+                blocks.append(Paragraph(text=t(lang, "risks.more", n=hidden, command=full)))
+            elif hidden > 0:
+                blocks.append(Paragraph(text=t(lang, "risks.more_data", n=hidden)))
     data = {
         "repo": repo,
         "kind": kind,

@@ -73,6 +73,8 @@ STRINGS: dict[str, str] = {
     "risks.all": "all risk flags",
     "risks.none": "No PRs with {kind} in {period}.",
     "risks.count": "{n} PRs",
+    "risks.more": "… and {n} more: `{command}` lists them.",
+    "risks.more_data": "… and {n} more; `--format json` on the command line lists every one.",
     # search
     "search.title": "Search “{query}” · {repo}",
     "search.none": "No PRs match “{query}”.",

@@ -69,6 +69,8 @@ STRINGS: dict[str, str] = {
     "risks.all": "全部风险标记",
     "risks.none": "{period} 期间没有{kind}的 PR。",
     "risks.count": "{n} 个 PR",
+    "risks.more": "… 另有 {n} 个：`{command}` 可列出全部。",
+    "risks.more_data": "… 另有 {n} 个；命令行加 `--format json` 可列出全部。",
     "search.title": "搜索“{query}” · {repo}",
     "search.none": "没有匹配“{query}”的 PR。",
     "search.count": "共 {total} 个匹配，显示前 {shown} 个",

@@ -190,3 +190,29 @@ def test_search_ignores_the_pr_template(run: RunFn) -> None:
 def test_search_counts_are_capped_and_say_so(run: RunFn) -> None:
     data = run("search", "the").data
     assert data["total_capped"] is (data["total"] >= 1000)
+
+
+def test_risks_all_is_an_overview_that_points_to_each_full_list(run: RunFn) -> None:
+    from commands.model import Heading, Paragraph, PRItem
+    from commands.risks import OVERVIEW_LISTED
+
+    reply = run("risks", "all", "2026-W19")
+    groups: dict[str, list[object]] = {}
+    current = ""
+    for block in reply.blocks:
+        if isinstance(block, Heading):
+            current = block.text
+            groups[current] = []
+        elif current:
+            groups[current].append(block)
+    core = next(name for name in groups if name.startswith("core-path change"))
+    shown = [b for b in groups[core] if isinstance(b, PRItem)]
+    total = int(core.rsplit("(", 1)[1].rstrip(")"))
+    assert total > OVERVIEW_LISTED and len(shown) == OVERVIEW_LISTED  # the demo week has many
+    pointer = groups[core][-1]
+    assert isinstance(pointer, Paragraph)
+    assert f"{total - OVERVIEW_LISTED} more" in pointer.text and "`risks core-path 2026-W19`" in pointer.text
+    # the full list and the JSON data keep every PR
+    full = run("risks", "core-path", "2026-W19")
+    assert sum(isinstance(b, PRItem) for b in full.blocks) == min(total, 100)
+    assert sum("core-path" in p["flags"] for p in reply.data["prs"]) == total
