@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,9 @@ def test_benchmark_builds_times_every_command_and_writes_results(
     data = json.loads(results.read_text())
     assert data["prs"] == 400 and data["db_bytes"] > 0
     assert data["build"]["new"] == 400
+    cold = ["pr NUMBER, cold"] if hasattr(os, "posix_fadvise") else []
     assert [row["command"] for row in data["latency"]] == [
+        *cold,
         "digest week",
         "digest last-week",
         "digest YYYY-Www",
@@ -29,6 +32,7 @@ def test_benchmark_builds_times_every_command_and_writes_results(
         "search WORDS",
     ]
     assert all(row["runs"] == 3 and row["p50_ms"] > 0 for row in data["latency"])
+    assert [row["ok"] is None for row in data["latency"]] == [True] * len(cold) + [False] * 7
     assert [r["changed"] for r in data["reclassify"]] == [0, 400, 400]
     assert data["peak_rss_mb"]["after_reclassify"] > 0
     out = capsys.readouterr().out
