@@ -6,6 +6,13 @@ from commands.locale import t
 from commands.model import Block, Bullet, BulletList, Heading, Invocation, Paragraph, Reply, UsageError
 from commands.registry import REGISTRY, Context, command
 
+CHAT_PLATFORMS = ("slack", "discord")
+
+
+def how_to_type(inv: Invocation) -> str:
+    """What goes before a command where it was asked: ``/digest`` in chat, ``prdigest digest`` in a terminal."""
+    return "/" if inv.platform in CHAT_PLATFORMS else "prdigest "
+
 
 @command(
     "help",
@@ -15,6 +22,7 @@ from commands.registry import REGISTRY, Context, command
 )
 def run(inv: Invocation, ctx: Context) -> Reply:
     lang = inv.lang
+    lead = how_to_type(inv)
     if len(inv.args) > 1:
         raise UsageError("help takes at most one command name")
     if inv.args:
@@ -27,12 +35,12 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         blocks: list[Block] = [
             Paragraph(text=t(lang, spec.summary.get(lang, spec.summary["en"]))),
             Heading(text=t(lang, "help.usage"), level=3),
-            Paragraph(text=spec.usage),
+            Paragraph(text=lead + spec.usage),
         ]
         if spec.examples:
             blocks += [
                 Heading(text=t(lang, "help.examples"), level=3),
-                BulletList(items=[Bullet(text=e) for e in spec.examples]),
+                BulletList(items=[Bullet(text=lead + e) for e in spec.examples]),
             ]
         if name in ("digest", "risks", "search"):
             blocks.append(Paragraph(text=t(lang, "help.periods")))
@@ -48,7 +56,8 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         details = {"command": name, "usage": spec.usage, "examples": list(spec.examples)}
         return Reply(command="help", title=f"help {name}", blocks=blocks, data=details)
     items = [
-        Bullet(text=f"{s.usage} — {t(lang, s.summary.get(lang, s.summary['en']))}") for s in REGISTRY.values()
+        Bullet(text=f"{lead}{s.usage} — {t(lang, s.summary.get(lang, s.summary['en']))}")
+        for s in REGISTRY.values()
     ]
     blocks = [BulletList(items=items), Paragraph(text=t(lang, "help.periods"))]
     data = {"commands": [{"name": s.name, "usage": s.usage} for s in REGISTRY.values()]}

@@ -11,10 +11,10 @@ exit code 2 — before anything listens, so a supervisor sees the failure at onc
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -216,8 +216,10 @@ async def run(
             on_ready(port)
         stop = stop or asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+        # Signal handlers can only be set from the main thread of a POSIX process; tests (and any
+        # embedding application) run the server in another thread and stop it with ``stop``.
+        if sys.platform != "win32" and threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, stop.set)
         await stop.wait()
     finally:

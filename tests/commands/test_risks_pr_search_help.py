@@ -216,3 +216,20 @@ def test_risks_all_is_an_overview_that_points_to_each_full_list(run: RunFn) -> N
     full = run("risks", "core-path", "2026-W19")
     assert sum(isinstance(b, PRItem) for b in full.blocks) == min(total, 100)
     assert sum("core-path" in p["flags"] for p in reply.data["prs"]) == total
+
+
+@pytest.mark.parametrize(("platform", "lead"), [("slack", "/"), ("discord", "/"), ("cli", "prdigest ")])
+def test_help_shows_commands_as_they_are_typed_where_it_was_asked(
+    demo_ctx: Context, platform: str, lead: str
+) -> None:
+    from commands.model import BulletList, Paragraph
+
+    listing = dispatch(Invocation(command="help", platform=platform), demo_ctx)
+    bullets = next(b for b in listing.blocks if isinstance(b, BulletList)).items
+    assert all(b.text.startswith(lead) for b in bullets)
+    assert any(b.text.startswith(f"{lead}digest [PERIOD]") for b in bullets)
+    one = dispatch(Invocation(command="help", args=("risks",), platform=platform), demo_ctx)
+    assert any(
+        isinstance(b, Paragraph) and b.text == f"{lead}risks [" + one.data["usage"][7:] for b in one.blocks
+    )
+    assert one.data["usage"].startswith("risks [")  # the data stays platform-neutral
