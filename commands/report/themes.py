@@ -81,9 +81,7 @@ def title_terms(title: str) -> tuple[tuple[str, bool], ...]:
     for i, w in enumerate(_WORD.findall(_topic_text(title))):
         if len(w) < 4:
             continue
-        term = w.lower()
-        if len(term) > 4 and term[-1] == "s" and term[-2] != "s":  # stem(), inlined: hot loop
-            term = term[:-1]
+        term = stem(w)
         if term in STOPWORDS:
             continue
         named = terms.get(term, False) or bool(_NAME_LIKE.search(w)) or (i > 0 and w[0].isupper())

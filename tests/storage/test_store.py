@@ -274,3 +274,30 @@ def test_search_counts_a_shared_cache_per_repository(store: PRStore) -> None:
     assert [(s.pr.repo, s.pr.number) for s in page] == [("o/r", 12), ("o/r", 11)]
     store.COUNT_CAP = 100
     assert store.search("x/y", '"moe"*', None, None)[1] == 12
+
+
+def test_list_reads_decode_every_light_column_in_place(store: PRStore) -> None:
+    """merged_between, flagged_between and search decode rows by position; they must agree with
+    get() on every field they carry (a reordered column list would swap values silently)."""
+    pr, cls = make(21, title="[Core] Faster scheduler", body="Cuts scheduling overhead by 30%.")
+    pr = pr.model_copy(
+        update={"created_at": T0 - timedelta(days=2), "base_branch": "release", "labels": ["x"]}
+    )
+    cls = cls.model_copy(update={"highlights": ["30% less overhead"], "kind": "perf"})
+    store.upsert([(pr, cls)])
+    full = store.get("o/r", 21)
+    assert full is not None
+    omitted = {"body": "", "files": [], "updated_at": None}
+    light = store.merged_between("o/r", T0 - timedelta(days=1), T0 + timedelta(days=1))[0]
+    assert light.pr.model_dump() == {**full.pr.model_dump(), **omitted}
+    assert light.cls.model_dump() == {**full.cls.model_dump(), "breakdown": []}
+    found = store.search("o/r", '"scheduler"', None, None)[0][0]
+    assert found.pr.model_dump() == light.pr.model_dump() and found.cls == light.cls
+    lean = store.flagged_between("o/r", T0 - timedelta(days=1), T0 + timedelta(days=1))[0]
+    for field in ("repo", "number", "title", "author", "url", "merged_at", "additions", "deletions"):
+        assert getattr(lean.pr, field) == getattr(full.pr, field), field
+    assert (lean.cls.modules, lean.cls.flags, lean.cls.score) == (
+        full.cls.modules,
+        full.cls.flags,
+        full.cls.score,
+    )
