@@ -127,7 +127,7 @@ def run_command(
     )
     ctx = Context(store=store, profile=profile)
     load_all()  # every command module imported before the heap is settled
-    settle_heap()
+    settle_heap(collect=False)
     return answer(inv, ctx, settings), ctx
 
 
