@@ -49,8 +49,13 @@ How to use it::
   take effect and loses the answer (a retried post then meets its nonce).
 * Gateway control: ``fake.interact(payload)``, ``fake.dispatch(event, data)``,
   ``fake.drop_gateway(code, missed=[...])``, ``fake.send_reconnect()``, ``fake.invalidate_session()``.
+* Routes: the ``@_route`` table below (``_ROUTES``); any other path answers a recorded 404 in JSON, a
+  known path with another method 405. Interaction callbacks and ``/webhooks/{app}/{token}`` take no
+  Authorization (as on Discord); every other route answers 401 without the bot token.
 * Clients need ``guild_ready_timeout`` small (discord.py waits that long after the last GUILD_CREATE
   before ``on_ready``; 2 s by default) and must be started with ``start()``, never ``run()``.
+* ``import discord`` warns (``audioop``, deprecated) and this suite makes warnings errors: a test
+  package imports discord once with that warning silenced (see tests/bot/discord/conftest.py).
 """
 
 from __future__ import annotations
@@ -1085,7 +1090,9 @@ class FakeDiscord:
         with self._lock:
             return [c for c in self.calls if route in (c.route, c.key)]
 
-    def wait(self, predicate: Callable[[], T], timeout: float = 10.0, what: str = "the condition") -> T:
+    def wait(
+        self, predicate: Callable[[], T | None], timeout: float = 10.0, what: str = "the condition"
+    ) -> T:
         """Block (another thread than the client's) until ``predicate()`` is truthy; bounded."""
         deadline = time.monotonic() + timeout
         with self._cond:
@@ -1099,7 +1106,7 @@ class FakeDiscord:
                 self._cond.wait(left)
 
     async def until(
-        self, predicate: Callable[[], T], timeout: float = 10.0, what: str = "the condition"
+        self, predicate: Callable[[], T | None], timeout: float = 10.0, what: str = "the condition"
     ) -> T:
         """Await (inside the client's loop) until ``predicate()`` is truthy; woken by the fake's events."""
         loop = asyncio.get_running_loop()
@@ -1303,7 +1310,8 @@ class FakeDiscord:
                 await sender
             with self._lock:
                 record.closed = True
-                record.close_code = record.close_code or ws.close_code
+                code = record.close_code or ws.close_code  # 1006 after a cut without a close frame
+                record.close_code = None if code is None else int(code)
                 for session in self._sessions.values():
                     if session.conn is conn:
                         session.conn = None
@@ -1653,36 +1661,20 @@ class FakeDiscord:
     # -- REST: application commands -----------------------------------------------------------------------
 
     @_route("GET", "/applications/{application_id}/commands")
-    def _get_global_commands(self, req: _Req) -> Answer:
-        return self._list_commands(req, None)
-
-    @_route("PUT", "/applications/{application_id}/commands")
-    def _put_global_commands(self, req: _Req) -> Answer:
-        return self._overwrite_commands(req, None)
-
     @_route("GET", "/applications/{application_id}/guilds/{guild_id}/commands")
-    def _get_guild_commands(self, req: _Req) -> Answer:
-        return self._list_commands(req, req.params["guild_id"])
-
-    @_route("PUT", "/applications/{application_id}/guilds/{guild_id}/commands")
-    def _put_guild_commands(self, req: _Req) -> Answer:
-        return self._overwrite_commands(req, req.params["guild_id"])
+    def _list_commands(self, req: _Req) -> Answer:
+        guild_id = req.params.get("guild_id")
+        return self._scope_error(req, guild_id) or self._ok(copy.deepcopy(self._commands.get(guild_id, [])))
 
     @_route("GET", "/applications/{application_id}/commands/{command_id}")
-    def _get_global_command(self, req: _Req) -> Answer:
-        return self._one_command(req, None)
-
     @_route("GET", "/applications/{application_id}/guilds/{guild_id}/commands/{command_id}")
-    def _get_guild_command(self, req: _Req) -> Answer:
-        return self._one_command(req, req.params["guild_id"])
+    def _get_command(self, req: _Req) -> Answer:
+        return self._one_command(req)
 
     @_route("DELETE", "/applications/{application_id}/commands/{command_id}")
-    def _delete_global_command(self, req: _Req) -> Answer:
-        return self._one_command(req, None, delete=True)
-
     @_route("DELETE", "/applications/{application_id}/guilds/{guild_id}/commands/{command_id}")
-    def _delete_guild_command(self, req: _Req) -> Answer:
-        return self._one_command(req, req.params["guild_id"], delete=True)
+    def _delete_command(self, req: _Req) -> Answer:
+        return self._one_command(req, delete=True)
 
     def _scope_error(self, req: _Req, guild_id: str | None) -> Answer | None:
         if req.params["application_id"] != APP_ID:
@@ -1693,10 +1685,8 @@ class FakeDiscord:
             return discord_error(50001)  # the app is not installed there
         return None
 
-    def _list_commands(self, req: _Req, guild_id: str | None) -> Answer:
-        return self._scope_error(req, guild_id) or self._ok(copy.deepcopy(self._commands.get(guild_id, [])))
-
-    def _one_command(self, req: _Req, guild_id: str | None, *, delete: bool = False) -> Answer:
+    def _one_command(self, req: _Req, *, delete: bool = False) -> Answer:
+        guild_id = req.params.get("guild_id")
         error = self._scope_error(req, guild_id)
         if error:
             return error
@@ -1709,9 +1699,12 @@ class FakeDiscord:
                 return self._ok(copy.deepcopy(cmd))
         return discord_error(10063)
 
-    def _overwrite_commands(self, req: _Req, guild_id: str | None) -> Answer:
+    @_route("PUT", "/applications/{application_id}/commands")
+    @_route("PUT", "/applications/{application_id}/guilds/{guild_id}/commands")
+    def _overwrite_commands(self, req: _Req) -> Answer:
         """Bulk overwrite: the list replaces the scope's commands; a command keeps its id when its
         name and type stay (as on Discord), new names count toward the daily create limit."""
+        guild_id = req.params.get("guild_id")
         error = self._scope_error(req, guild_id)
         if error:
             return error
@@ -2194,54 +2187,28 @@ class FakeDiscord:
             return self._ok(copy.deepcopy(msg))
         return self._no_content()
 
-    @_route("GET", "/webhooks/{application_id}/{token}/messages/@original")
-    def _get_original(self, req: _Req) -> Answer:
-        ix, error = self._by_token(req.params["application_id"], req.params["token"])
-        if error:
-            return error
-        assert ix is not None
-        if ix.original_id is None:
-            return discord_error(10008)
-        return self._ok(copy.deepcopy(self._by_id[ix.original_id]))
-
-    @_route("PATCH", "/webhooks/{application_id}/{token}/messages/@original")
-    def _edit_original(self, req: _Req) -> Answer:
-        ix, error = self._by_token(req.params["application_id"], req.params["token"])
-        if error:
-            return error
-        assert ix is not None
-        if ix.original_id is None or ix.original_id not in self._by_id:
-            return discord_error(10008)
-        return self._apply_edit(self._by_id[ix.original_id], dict(req.json or {}), req.files)
-
-    @_route("DELETE", "/webhooks/{application_id}/{token}/messages/@original")
-    def _delete_original(self, req: _Req) -> Answer:
-        ix, error = self._by_token(req.params["application_id"], req.params["token"])
-        if error:
-            return error
-        assert ix is not None
-        if ix.original_id is None or ix.original_id not in self._by_id:
-            return discord_error(10008)
-        self._remove_message(self._by_id[ix.original_id])
-        return self._no_content()
-
     def _webhook_message(self, req: _Req) -> tuple[dict[str, Any] | None, Answer | None]:
+        """The interaction's original response (``@original``) or one of its followups."""
         ix, error = self._by_token(req.params["application_id"], req.params["token"])
         if error:
             return None, error
         assert ix is not None
-        msg = self._by_id.get(req.params["message_id"])
+        wanted = req.params.get("message_id", "@original")
+        msg = self._by_id.get(ix.original_id or "" if wanted == "@original" else wanted)
         if msg is None or (msg.get("interaction_metadata") or {}).get("id") != ix.id:
             return None, discord_error(10008)
         return msg, None
 
+    # the @original template is registered first: {message_id} would match it too
     @_route("GET", "/webhooks/{application_id}/{token}/messages/{message_id}")
-    def _get_followup(self, req: _Req) -> Answer:
+    @_route("GET", "/webhooks/{application_id}/{token}/messages/@original")
+    def _get_webhook_message(self, req: _Req) -> Answer:
         msg, error = self._webhook_message(req)
         return error or self._ok(copy.deepcopy(msg))
 
     @_route("PATCH", "/webhooks/{application_id}/{token}/messages/{message_id}")
-    def _edit_followup(self, req: _Req) -> Answer:
+    @_route("PATCH", "/webhooks/{application_id}/{token}/messages/@original")
+    def _edit_webhook_message(self, req: _Req) -> Answer:
         msg, error = self._webhook_message(req)
         if error:
             return error
@@ -2249,7 +2216,8 @@ class FakeDiscord:
         return self._apply_edit(msg, dict(req.json or {}), req.files)
 
     @_route("DELETE", "/webhooks/{application_id}/{token}/messages/{message_id}")
-    def _delete_followup(self, req: _Req) -> Answer:
+    @_route("DELETE", "/webhooks/{application_id}/{token}/messages/@original")
+    def _delete_webhook_message(self, req: _Req) -> Answer:
         msg, error = self._webhook_message(req)
         if error:
             return error

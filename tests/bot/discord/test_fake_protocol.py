@@ -666,7 +666,10 @@ def test_permission_bits_match_discordpy() -> None:
 # -- gateway reconnects ------------------------------------------------------------------------------
 
 
-def test_dropped_connection_is_resumed_and_missed_events_are_replayed(fake: FakeDiscord) -> None:
+@pytest.mark.parametrize("code", [4000, None], ids=["close-frame-4000", "tcp-cut"])
+def test_dropped_connection_is_resumed_and_missed_events_are_replayed(
+    fake: FakeDiscord, code: int | None
+) -> None:
     bot = Bot()
 
     async def scenario() -> tuple[FakeInteraction, int, str]:
@@ -680,7 +683,7 @@ def test_dropped_connection_is_resumed_and_missed_events_are_replayed(fake: Fake
             await bot.tree.sync(guild=GUILD)
             seq, session = fake.seq, fake.session_id
             payload = fake.slash_command("pr", {"number": 99})
-            fake.drop_gateway(4000, missed=[("INTERACTION_CREATE", payload)])
+            fake.drop_gateway(code, missed=[("INTERACTION_CREATE", payload)])
             await asyncio.wait_for(resumed.wait(), 10)
             ix = FakeInteraction(fake, payload["id"], payload["token"], payload)
             await ix.wait_calls(2)
@@ -689,7 +692,7 @@ def test_dropped_connection_is_resumed_and_missed_events_are_replayed(fake: Fake
 
     ix, seq, session = run(scenario())
     first, second = fake.connections[:2]
-    assert first.close_code == 4000
+    assert first.closed and first.close_code == (1006 if code is None else code)
     assert second.path == "/resume"  # READY's resume_gateway_url, not the default gateway
     [resume] = fake.frames_where(op=6)
     assert resume.d == {"seq": seq, "session_id": session, "token": "<token>"}
@@ -763,3 +766,84 @@ def test_zlib_stream_frames_end_with_the_sync_flush_marker(fake: FakeDiscord) ->
     assert frame.endswith(b"\x00\x00\xff\xff")
     hello = zlib.decompressobj().decompress(frame)
     assert b'"op":10' in hello and b'"heartbeat_interval":1000' in hello
+
+
+def test_original_response_and_followups_can_be_read_and_edited(fake: FakeDiscord) -> None:
+    bot = Bot()
+
+    @bot.tree.command(name="search", description="Search PRs", guild=GUILD)
+    async def search(interaction: discord.Interaction, query: str) -> None:
+        await interaction.response.defer(thinking=True)
+        await interaction.edit_original_response(content=f"searching {query}…")  # resolves "thinking"
+        more = await interaction.followup.send("page 2", wait=True)
+        await more.edit(content="page 2 of 2")
+        original = await interaction.original_response()
+        assert original.content == f"searching {query}…"
+        bot.seen.append({"original": original.id, "followup": more.id})
+
+    async def scenario() -> FakeInteraction:
+        async with connected(bot.client):
+            await bot.tree.sync(guild=GUILD)
+            ix = fake.interact(fake.slash_command("search", {"query": "fp8"}))
+            await fake.until(lambda: bot.seen, what="the command to finish")
+            return ix
+
+    ix = run(scenario())
+    assert [c.route for c in ix.calls()] == [
+        "POST /interactions/{interaction_id}/{token}/callback",
+        "PATCH /webhooks/{application_id}/{token}/messages/@original",
+        "POST /webhooks/{application_id}/{token}",
+        "PATCH /webhooks/{application_id}/{token}/messages/{message_id}",
+        "GET /webhooks/{application_id}/{token}/messages/@original",
+    ]
+    assert [c.status for c in ix.calls()] == [200] * 5
+    assert ix.calls()[1].json == {"content": "searching fp8…", "tts": False}
+    messages = {m["id"]: m for m in fake.messages(CHANNEL_ID)}
+    assert messages[str(bot.seen[0]["original"])]["content"] == "searching fp8…"
+    assert messages[str(bot.seen[0]["followup"])]["content"] == "page 2 of 2"
+    assert messages[str(bot.seen[0]["followup"])]["edited_timestamp"] is not None
+
+
+def test_direct_message_payload_reaches_a_global_command(fake: FakeDiscord) -> None:
+    bot = Bot()
+
+    @bot.tree.command(name="help", description="What prdigest can do")
+    async def help_(interaction: discord.Interaction) -> None:
+        assert interaction.guild_id is None and interaction.user.id == int(USER_ID)
+        await interaction.response.send_message("commands: /digest /risks /pr /search", ephemeral=True)
+
+    async def scenario() -> list[Any]:
+        async with connected(bot.client):
+            fake.dispatch("INTERACTION_CREATE", slash_command_payload("help", guild_id=None))
+            return await fake.wait_calls("POST /interactions/{interaction_id}/{token}/callback")
+
+    [callback] = run(scenario())
+    assert callback.status == 200 and callback.json["data"]["flags"] == 64
+
+
+def test_threads_need_send_messages_in_threads(fake: FakeDiscord) -> None:
+    fake.set_overwrite(CHANNEL_ID, BOT_ROLE_ID, deny=Perm.SEND_MESSAGES_IN_THREADS)
+    fake.set_overwrite(CHANNEL_ID, GUILD_ID, deny=Perm.SEND_MESSAGES_IN_THREADS)
+
+    async def scenario() -> None:
+        async with make_client() as client:
+            await login_only(client)
+            channel = await client.fetch_channel(int(CHANNEL_ID))
+            assert isinstance(channel, discord.TextChannel)
+            lead = await channel.send("lead")  # Send Messages is still there
+            thread = await channel.get_partial_message(lead.id).create_thread(name="sections")
+            with pytest.raises(discord.Forbidden) as raised:
+                await thread.send("section")
+            assert raised.value.code == 50013
+
+    run(scenario())
+
+
+def test_patched_points_discordpy_at_the_fake_and_restores_it() -> None:
+    before = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
+    with FakeDiscord() as fake:
+        with fake.patched():
+            assert fake.api_url == discord.http.Route.BASE and fake.api_url.endswith("/api/v10")
+            assert str(discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY) == fake.gateway_url
+        assert before == (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
+    assert before[0] == "https://discord.com/api/v10"
