@@ -58,7 +58,7 @@ def test_risks_defaults_to_all_and_the_last_seven_days(run: RunFn) -> None:
 )
 def test_risks_bad_input(run: RunFn, args: tuple[str, ...], message: str) -> None:
     reply = run("risks", *args)
-    assert reply.status == "usage" and message in reply.title and "usage: risks" in reply.title
+    assert reply.status == "usage" and message in reply.title and "usage: prdigest risks" in reply.title
 
 
 def test_pr_shows_everything_the_cache_knows(run: RunFn, demo_ctx: Context) -> None:
@@ -229,7 +229,6 @@ def test_help_shows_commands_as_they_are_typed_where_it_was_asked(
     assert all(b.text.startswith(lead) for b in bullets)
     assert any(b.text.startswith(f"{lead}digest [PERIOD]") for b in bullets)
     one = dispatch(Invocation(command="help", args=("risks",), platform=platform), demo_ctx)
-    assert any(
-        isinstance(b, Paragraph) and b.text == f"{lead}risks [" + one.data["usage"][7:] for b in one.blocks
-    )
-    assert one.data["usage"].startswith("risks [")  # the data stays platform-neutral
+    typed = f"{lead}{one.data['usage']}" + (" [public]" if platform != "cli" else "")
+    assert any(isinstance(b, Paragraph) and b.text == typed for b in one.blocks)
+    assert one.data["usage"] == "risks [KIND] [PERIOD]"  # the data stays platform-neutral

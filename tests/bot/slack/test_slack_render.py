@@ -32,6 +32,7 @@ from commands.model import (
     PRItem,
     PRRef,
     Reply,
+    Section,
     Table,
 )
 
@@ -63,12 +64,21 @@ def test_small_digest_renders_exactly() -> None:
         blocks=[
             Paragraph(text="198 PRs merged, 24 key.", prs=[ref(1)]),
             Facts(items=[("merged", "198"), ("key", "24")]),
-            Heading(text="Key changes"),
-            PRItem(pr=ref(42121, "Remove Tree Attention"), tags=["key", "breaking"], lines=["−1400 lines"]),
-            Divider(),
-            BulletList(items=[Bullet(text="speculative decoding", prs=[ref(2), ref(3)])]),
         ],
-        sections=[2],
+        sections=[
+            Section(
+                title="Key changes",
+                blocks=[
+                    PRItem(
+                        pr=ref(42121, "Remove Tree Attention"),
+                        tags=["key", "breaking"],
+                        lines=["−1400 lines"],
+                    ),
+                    Divider(),
+                    BulletList(items=[Bullet(text="speculative decoding", prs=[ref(2), ref(3)])]),
+                ],
+            )
+        ],
     )
     messages = render(reply)
     assert [m.payload() for m in messages] == [
@@ -142,8 +152,8 @@ def test_compact_mode_packs_sections_into_one_message() -> None:
     reply = Reply(
         command="digest",
         title="T",
-        blocks=[Paragraph(text="a"), Heading(text="S"), Paragraph(text="b")],
-        sections=[1],
+        blocks=[Paragraph(text="a")],
+        sections=[Section(title="S", blocks=[Paragraph(text="b")])],
     )
     assert len(render(reply, mode="thread")) == 2
     (only,) = render(reply, mode="compact")
@@ -264,16 +274,13 @@ def stress_reply(n: int = 400) -> Reply:
         Facts(items=[(f"fact {i}", str(i)) for i in range(34)] + [("huge", "v" * 2500)]),
         BulletList(items=[Bullet(text=f"highlight {i} " + "x" * 80, prs=prs[i : i + 3]) for i in range(300)]),
     ]
-    sections = [len(blocks)]
-    blocks += [Heading(text="H" * 400)]
-    blocks += [
+    items: list = [
         PRItem(pr=p, tags=["key", "core-path"], lines=["gist " * 40, "evidence: a.py, b.py"]) for p in prs
     ]
-    sections.append(len(blocks))
-    blocks += [
-        Heading(text="Trends"),
-        Table(columns=["module", "now", "avg"], rows=[[f"m{i}", str(i), f"{i / 3:.1f}"] for i in range(600)]),
-    ]
+    table = Table(
+        columns=["module", "now", "avg"], rows=[[f"m{i}", str(i), f"{i / 3:.1f}"] for i in range(600)]
+    )
+    sections = [Section(title="H" * 400, blocks=items), Section(title="Trends", blocks=[table])]
     return Reply(command="digest", title="Weekly digest", blocks=blocks, sections=sections)
 
 
@@ -293,7 +300,7 @@ def test_a_huge_reply_stays_within_every_limit_and_loses_nothing() -> None:
         assert linked == set(range(1, 401))
         # every PR's full title and every table row made it
         for i in (1, 200, 400):
-            assert mrkdwn_text(reply.blocks[3 + i].pr.title) in everything  # type: ignore[union-attr]
+            assert mrkdwn_text(reply.sections[0].blocks[i - 1].pr.title) in everything  # type: ignore[union-attr]
         assert all(f"m{i} " in everything for i in range(600))
         assert "v" * 1000 in everything.replace("\n", "")
         assert everything.count("highlight ") == 300
