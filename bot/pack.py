@@ -9,7 +9,7 @@ platform's markup allows (never inside a link or an entity) and drops nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -74,8 +74,3 @@ def split_text(text: str, limit: int, safe_cut: Callable[[str, int], int]) -> li
     if rest or not pieces:
         pieces.append(rest)
     return [p for p in pieces if p]
-
-
-def fits(sizes: Sequence[int], budget: Budget) -> bool:
-    """Whether items of these sizes fit one message of ``budget``."""
-    return len(sizes) <= budget.items and budget.overhead + sum(sizes) <= budget.size

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -441,7 +441,3 @@ def usage_line(name: str, params: Sequence[Param], surface: Surface) -> str:
     """``digest [PERIOD] [MODULE…]`` (chat adds ``[public]``; options are listed by the CLI itself)."""
     shown = [p.usage() for p in for_surface(params, surface) if not p.option]
     return " ".join([name, *shown])
-
-
-def described(params: Sequence[Param]) -> Mapping[str, Param]:
-    return {p.name: p for p in params}

@@ -65,7 +65,6 @@ STRINGS: dict[str, str] = {
     "pr.key_yes": "key PR of {week}",
     "pr.key_no": "not among the key PRs of {week}",
     "pr.highlights": "Highlights",
-    "pr.gist": "Gist",
     "pr.labels": "Labels",
     "pr.profile": "classified by profile {profile} {version}",
     # risks

@@ -62,7 +62,6 @@ STRINGS: dict[str, str] = {
     "pr.key_yes": "{week} 的重点 PR",
     "pr.key_no": "不在 {week} 的重点 PR 之列",
     "pr.highlights": "亮点",
-    "pr.gist": "概要",
     "pr.labels": "标签",
     "pr.profile": "分类规则 {profile} {version}",
     "risks.title": "{kind} · {repo} · {period}",
