@@ -147,6 +147,7 @@ def _make_command(spec: CommandSpec) -> click.Command:
     @click.pass_context
     def cmd(
         click_ctx: click.Context,
+        /,
         words: tuple[str, ...],
         db: Path | None,
         fmt: str,

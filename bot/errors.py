@@ -22,7 +22,7 @@ class UserError(click.ClickException):
 
     def __init__(self, message: str, *, exit_code: int = EXIT_USAGE, where: str | None = None) -> None:
         super().__init__(message)
-        self.exit_code = exit_code
+        self.exit_code = exit_code  # type: ignore[misc]  # click reads it from the instance
         self.where = where
 
     @property

@@ -95,6 +95,16 @@ class GitHubUnavailable(GitHubError):
     """Retries are used up (5xx, timeouts, broken answers)."""
 
 
+@dataclass
+class _Attempts:
+    """What one ``query`` carries across its attempts: the (maybe shrunk) variables and how many
+    rate-limit waits it has had."""
+
+    variables: dict[str, Any]
+    rate_waits: int = 0
+    secondary: int = 0
+
+
 class _Transient(Exception):
     """One attempt failed in a way worth retrying; ``slow`` when GitHub ran out of time."""
 
@@ -254,7 +264,7 @@ class GitHubClient:
         or a client timeout): GitHub kills queries that run over 10 s, and a smaller page is the
         cure. Rate limits are not failures: ``_send`` waits for them (the one custom rule).
         """
-        sent = {"variables": dict(variables or {}), "rate_waits": 0, "secondary": 0}
+        sent = _Attempts(dict(variables or {}))
 
         def before_retry(state: tenacity.RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
@@ -262,7 +272,7 @@ class GitHubClient:
             attempt = f"attempt {state.attempt_number + 1} of {self.max_retries + 1}"
             self._note(f"{exc}; retrying in {_human(delay)} ({attempt})")
             if isinstance(exc, _Transient) and exc.slow and adapt is not None:
-                sent["variables"] = adapt(sent["variables"])
+                sent.variables = adapt(sent.variables)
 
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(_Transient),
@@ -280,13 +290,13 @@ class GitHubClient:
             raise GitHubUnavailable(f"{exc}; gave up after {self.max_retries + 1} attempts") from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
-    def _send(self, query: str, sent: dict[str, Any]) -> dict[str, Any]:
+    def _send(self, query: str, sent: _Attempts) -> dict[str, Any]:
         """One request, waiting out rate limits; raises ``_Transient`` for what is worth a retry."""
         while True:
             self._respect_known_exhaustion()
             self.requests += 1
             try:
-                resp = self._http.post(self.endpoint, json={"query": query, "variables": sent["variables"]})
+                resp = self._http.post(self.endpoint, json={"query": query, "variables": sent.variables})
             except httpx.TimeoutException as exc:
                 raise _Transient(f"GitHub did not answer in time ({type(exc).__name__})", slow=True) from None
             except httpx.TransportError as exc:
@@ -298,15 +308,15 @@ class GitHubClient:
             kind, detail = outcome
             if kind == "transient":
                 raise _Transient(detail, slow=resp.status_code in (502, 504))
-            sent["rate_waits"] += 1
-            self._check_rate_waits(sent["rate_waits"])
+            sent.rate_waits += 1
+            self._check_rate_waits(sent.rate_waits)
             if kind == "primary":
                 self._wait_for_reset(detail)
                 continue
             delay = retry_after(resp.headers.get("retry-after"), now=self._clock())
             if delay is None:
-                delay = 60.0 * (2 ** sent["secondary"])
-            sent["secondary"] += 1
+                delay = 60.0 * (2**sent.secondary)
+            sent.secondary += 1
             self._pause(
                 delay, "secondary", f"GitHub secondary rate limit ({detail}); waiting {_human(delay)}"
             )

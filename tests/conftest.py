@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from bot.demo import demo_data_path
 from bot.ingest import import_file
@@ -16,6 +17,10 @@ from commands.model import Invocation, Reply
 from commands.registry import Context, dispatch
 from storage.db import connect
 from storage.prs import PRStore
+
+# Hypothesis keeps no example database: tests never write into the source tree.
+settings.register_profile("prdigest", database=None)
+settings.load_profile("prdigest")
 
 DEMO_NOW = datetime(2026, 5, 11, 9, 0, tzinfo=UTC)  # Monday after the demo's last full week
 
