@@ -179,6 +179,9 @@ def assign(params: Sequence[Param], words: Sequence[str]) -> dict[str, list[str]
                 taken[p.name].append(word)
                 break
         else:
+            full = next((p for p in positional if not p.trailing and p.claims(word)), None)
+            if full is not None:  # `pr 1 2`: the parameter that wanted it takes one word only
+                raise UsageError("error.one_only", name=full.metavar, word=quoted(word))
             raise UsageError("error.unexpected", word=quoted(word))
     return taken
 

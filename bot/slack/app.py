@@ -15,6 +15,7 @@ which carries a token).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 MAX_RESPONSES = 5
 
 
+@functools.cache
 def command_pattern() -> re.Pattern[str]:
     """``/digest``, and ``/prdigest-digest`` for workspaces where ``/digest`` is taken."""
     load_all()

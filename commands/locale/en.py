@@ -99,6 +99,7 @@ STRINGS: dict[str, str] = {
     "usage.line": "{message} — usage: {usage}",
     "error.missing": "{name} is missing",
     "error.unexpected": "unexpected {word}",
+    "error.one_only": "give one {name}, not {word} as well",
     "error.too_long": "arguments are too long ({n} characters; at most {limit})",
     "error.second_period": "give one period, not {word} as well",
     "error.module": "unknown module {word}; modules include {known} (`help digest` lists them all)",

@@ -91,6 +91,7 @@ STRINGS: dict[str, str] = {
     "usage.line": "{message} — 用法：{usage}",
     "error.missing": "缺少 {name}",
     "error.unexpected": "无法识别 {word}",
+    "error.one_only": "只能给出一个 {name}，{word} 是多余的",
     "error.too_long": "参数过长（{n} 个字符；最多 {limit} 个）",
     "error.second_period": "只能给出一个时间段，{word} 是多余的",
     "error.module": "未知模块 {word}；可用模块包括 {known}（`help digest` 列出全部）",

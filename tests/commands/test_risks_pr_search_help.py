@@ -53,7 +53,7 @@ def test_risks_defaults_to_all_and_the_last_seven_days(run: RunFn) -> None:
     [
         (("nonsense",), "unknown risk kind 'nonsense'"),
         (("core-path", "2026-W99"), "not an ISO week"),
-        (("core-path", "breaking"), "unexpected 'breaking'"),
+        (("core-path", "breaking"), "give one KIND, not 'breaking' as well"),
     ],
 )
 def test_risks_bad_input(run: RunFn, args: tuple[str, ...], message: str) -> None:
@@ -106,8 +106,10 @@ def test_pr_bad_numbers(run: RunFn, word: str, message: str) -> None:
 
 
 def test_pr_needs_exactly_one_number(run: RunFn) -> None:
-    assert run("pr").status == "usage"
-    assert run("pr", "1", "2").status == "usage"
+    assert run("pr").status == "usage" and "which PR? give its number" in run("pr").title
+    two = run("pr", "1", "2")
+    assert two.status == "usage" and "give one NUMBER|URL, not '2' as well" in two.title
+    assert "give one COMMAND, not 'pr' as well" in run("help", "digest", "pr").title
 
 
 def test_search_finds_titles_and_bodies(run: RunFn) -> None:

@@ -355,3 +355,17 @@ def test_socket_mode_with_a_rejected_app_token_fails_at_start(slack: FakeSlack, 
         RunningApp(settings, cache_db),
     ):
         pass
+
+
+def test_a_chinese_workspace_gets_every_fixed_word_in_chinese(slack: FakeSlack, cache_db: Path) -> None:
+    with RunningApp(slack_settings(slack, prdigest_lang="zh"), cache_db) as app:
+        _, _, key = send(app, slack, "/pr", "abc")
+        (posted,) = answer(slack, key)
+        before = len(slack.calls_to("chat.postMessage"))
+        send(app, slack, "/digest", f"{WEEK} public", channel="C0ZH")
+        slack.wait_calls("chat.postMessage", before + 2)  # the lead and its first thread reply
+    body = posted.body
+    assert body["text"] == "'abc' 不是 PR 编号；请给出正整数（如 42121）或 PR 链接 — 用法：/pr NUMBER|URL [public]"
+    assert body["blocks"][-1]["elements"][0]["text"] == "输入 `/help` 查看全部命令，或 `/help 命令` 查看某个命令。"
+    leads = [c for c in slack.calls_to("chat.postMessage") if c.params["channel"] == "C0ZH"]
+    assert leads and leads[0].params["blocks"][-1]["elements"][0]["text"].startswith("详细内容见本消息的讨论串")

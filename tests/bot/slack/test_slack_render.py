@@ -28,6 +28,7 @@ from commands.model import (
     Divider,
     Facts,
     Heading,
+    Image,
     Paragraph,
     PRItem,
     PRRef,
@@ -343,3 +344,42 @@ def test_split_keeps_every_character_and_each_piece_fits(text: str, limit: int) 
 
 def test_section_limit_constant_matches_slack() -> None:
     assert (MAX_BLOCKS, MAX_SECTION_CHARS, MAX_HEADER_CHARS) == (50, 3000, 150)
+
+
+def test_the_fixed_texts_follow_the_replys_language() -> None:
+    from bot.slack.render import apology
+
+    long = Reply(
+        command="digest",
+        title="t",
+        blocks=[Paragraph(text="lead")],
+        sections=[
+            Section(title="a", blocks=[Paragraph(text="x")]),
+            Section(title="b", blocks=[Paragraph(text="y")]),
+        ],
+    )
+    pointers = {
+        lang: render(long.model_copy(update={"lang": lang}))[0].blocks[-1]["elements"][0]["text"]
+        for lang in ("en", "zh")
+    }
+    assert pointers == {
+        "en": "The details follow in this message's thread (2 replies).",
+        "zh": "详细内容见本消息的讨论串（2 条回复）。",
+    }
+    usage = Reply.usage("pr", "x").model_copy(update={"lang": "zh"})
+    assert render_notice(usage).blocks[-1]["elements"][0]["text"].startswith("输入 `/help`")
+    assert apology("zh").text.startswith(":x: 抱歉")
+    chart = Reply(command="digest", blocks=[Image(name="c.png", alt="PRs per module")])
+    (message,) = render(chart)
+    assert message.blocks == [
+        {
+            "type": "context",
+            "elements": [{"type": "mrkdwn", "text": "[image: PRs per module]", "verbatim": True}],
+        }
+    ]
+    online = chart.model_copy(
+        update={"blocks": [Image(name="c.png", alt="a", url="https://example.com/c.png")]}
+    )
+    assert render(online)[0].blocks == [
+        {"type": "image", "image_url": "https://example.com/c.png", "alt_text": "a"}
+    ]
