@@ -15,9 +15,11 @@ which carries a token).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,6 +142,32 @@ async def deliver(
         await _send(respond, m, "ephemeral")
 
 
+class Inflight:
+    """The answers still being worked on, so that a stop lets them finish instead of cutting
+    them off (Bolt starts each lazy listener as a task it does not keep)."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @contextlib.contextmanager
+    def track(self) -> Iterator[None]:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            yield
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def drain(self, timeout: float) -> int:
+        """Wait up to ``timeout`` seconds for the answers in flight; returns how many remain."""
+        pending = {t for t in self._tasks if t is not asyncio.current_task()}
+        if pending:
+            _, pending = await asyncio.wait(pending, timeout=timeout)
+        return len(pending)
+
+
 class _OwnClientNotice(logging.Filter):
     """Bolt warns "As you gave `client` as well, `token` will be unused" whenever SLACK_BOT_TOKEN
     is in the environment; passing our own client (base URL, retry handlers) is deliberate."""
@@ -155,6 +183,7 @@ def build_app(
     client: AsyncWebClient,
     poster: SlackPoster,
     http: bool = True,
+    inflight: Inflight | None = None,
 ) -> AsyncApp:
     """The Bolt AsyncApp with one listener for every registered command.
 
@@ -183,7 +212,13 @@ def build_app(
     async def acknowledge(ack: Any) -> None:
         await ack()
 
+    tracker = inflight or Inflight()
+
     async def answer(body: dict[str, Any], respond: AsyncRespond) -> None:
+        with tracker.track():
+            await _answer(body, respond)
+
+    async def _answer(body: dict[str, Any], respond: AsyncRespond) -> None:
         req = parse_slash(str(body.get("command", "")), str(body.get("text", "") or ""))
         channel = body.get("channel_id")
         inv = invocation(req, settings, body.get("user_id"))

@@ -19,7 +19,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import ConfigError, Settings, secret
-from bot.slack.app import build_app
+from bot.slack.app import Inflight, build_app
 from bot.slack.post import DEFAULT_PACE, SlackPoster, bot_token, explain, web_client
 
 if TYPE_CHECKING:
@@ -92,6 +92,8 @@ class SlackComponent:
         self.plan = plan
         self.pace = pace
         self.app: AsyncApp | None = None
+        self.inflight = Inflight()
+        self.drain_timeout = 30.0
         self._socket: Any = None
 
     async def start(self, host: Host) -> None:
@@ -101,7 +103,12 @@ class SlackComponent:
             await check_app_token(client, self.plan.app_token)
         poster = SlackPoster(client, pace=self.pace, permalink=False)
         self.app = build_app(
-            self.settings, host.runner, client=client, poster=poster, http=not self.plan.socket_mode
+            self.settings,
+            host.runner,
+            client=client,
+            poster=poster,
+            http=not self.plan.socket_mode,
+            inflight=self.inflight,
         )
         if self.plan.socket_mode:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -122,9 +129,13 @@ class SlackComponent:
         return await to_aiohttp_response(await self.app.async_dispatch(bolt_req))
 
     async def stop(self) -> None:
+        """Stop taking commands (Socket Mode disconnects), then let the answers in flight finish."""
         if self._socket is not None:
             await self._socket.close_async()
             self._socket = None
+        left = await self.inflight.drain(self.drain_timeout)
+        if left:
+            log.warning("stopped with %d Slack answers unfinished", left)
 
     def health(self) -> dict[str, Any]:
         return {"mode": "socket" if self.plan.socket_mode else "http"}

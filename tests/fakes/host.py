@@ -37,6 +37,7 @@ class RunningHost:
         )
         self.port = 0
         self._ready = threading.Event()
+        self.stopping = threading.Event()  # set once the stop request reached the host's loop
         self._stopped = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -73,8 +74,14 @@ class RunningHost:
 
     def stop(self) -> None:
         if self._loop is not None and self._stop is not None and not self._stopped.is_set():
-            self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(15)
+
+            def request_stop() -> None:
+                assert self._stop is not None
+                self._stop.set()
+                self.stopping.set()
+
+            self._loop.call_soon_threadsafe(request_stop)
+        self._thread.join(30)
 
     @property
     def base(self) -> str:

@@ -365,7 +365,39 @@ def test_a_chinese_workspace_gets_every_fixed_word_in_chinese(slack: FakeSlack, 
         send(app, slack, "/digest", f"{WEEK} public", channel="C0ZH")
         slack.wait_calls("chat.postMessage", before + 2)  # the lead and its first thread reply
     body = posted.body
-    assert body["text"] == "'abc' 不是 PR 编号；请给出正整数（如 42121）或 PR 链接 — 用法：/pr NUMBER|URL [public]"
-    assert body["blocks"][-1]["elements"][0]["text"] == "输入 `/help` 查看全部命令，或 `/help 命令` 查看某个命令。"
+    assert (
+        body["text"]
+        == "'abc' 不是 PR 编号；请给出正整数（如 42121）或 PR 链接 — 用法：/pr NUMBER|URL [public]"
+    )
+    assert (
+        body["blocks"][-1]["elements"][0]["text"]
+        == "输入 `/help` 查看全部命令，或 `/help 命令` 查看某个命令。"
+    )
     leads = [c for c in slack.calls_to("chat.postMessage") if c.params["channel"] == "C0ZH"]
-    assert leads and leads[0].params["blocks"][-1]["elements"][0]["text"].startswith("详细内容见本消息的讨论串")
+    assert leads and leads[0].params["blocks"][-1]["elements"][0]["text"].startswith(
+        "详细内容见本消息的讨论串"
+    )
+
+
+def test_a_stop_lets_the_answers_in_flight_finish(slack: FakeSlack, cache_db: Path) -> None:
+    settings = slack_settings(slack)
+    factory = context_factory(settings, cache_db)
+    release, working = threading.Event(), threading.Event()
+
+    def held():  # type: ignore[no-untyped-def]
+        working.set()
+        assert release.wait(15), "the test never released the worker"
+        return factory()
+
+    app = RunningApp(settings, cache_db, runner=CommandRunner(held, workers=1))
+    with app:
+        _, _, key = send(app, slack, "/pr", "1001")
+        assert working.wait(15)  # the answer is being computed…
+        stopper = threading.Thread(target=app.stop)
+        stopper.start()  # …when the host is told to stop (as SIGTERM would)
+        assert app.stopping.wait(15)
+        assert slack.posted_to(key) == []
+        release.set()
+        stopper.join(30)
+    (posted,) = answer(slack, key)
+    assert "#1001" in mrkdwn_of(posted.body)
