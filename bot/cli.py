@@ -155,6 +155,10 @@ def _make_command(spec: CommandSpec) -> click.Command:
         **named: Any,
     ) -> None:
         post = named.pop("post", None)
+        if post:
+            from bot.post import parse_target
+
+            parse_target(post)  # a bad target is one line before any work is done
         given = {k: v for k, v in named.items() if v is not None}
         reply = run_command(spec.name, words, db=db, lang=lang, options=given)
         if post and reply.ok:
@@ -163,9 +167,8 @@ def _make_command(spec: CommandSpec) -> click.Command:
 
     fn: Callable[..., Any] = click.argument("words", nargs=-1, metavar=metavar)(cmd)
     for p in options:
-        fn = click.option(f"--{p.name}", p.name, default=None, metavar=p.metavar, help=t("en", p.help) + ".")(
-            fn
-        )
+        flag = "--" + p.name.replace("_", "-")
+        fn = click.option(flag, p.name, default=None, metavar=p.metavar, help=t("en", p.help) + ".")(fn)
     if spec.postable:
         fn = click.option(
             "--post",
