@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -301,16 +301,20 @@ def _table(block: Table) -> list[SlackBlock]:
     return [section("```\n" + chunk + "\n```") for chunk in join_within(pieces, budget)]
 
 
-def _image(block: Image, lang: str) -> list[SlackBlock]:
-    """A picture on the web is an image block; one to be uploaded with the message (the chart)
-    is described until the poster uploads it and refers to the file."""
+def _image(block: Image, lang: str, files: Mapping[str, str]) -> list[SlackBlock]:
+    """A picture: an image block referring to the file a poster uploaded (``files``: name → Slack
+    file id), or to a web URL; described in words when it is neither."""
     alt = plain_text(block.alt)[:MAX_ALT_CHARS] or "image"
+    if block.name in files:
+        return [{"type": "image", "slack_file": {"id": files[block.name]}, "alt_text": alt}]
     if _SAFE_URL.match(block.url) and len(block.url) <= MAX_URL_CHARS:
         return [{"type": "image", "image_url": block.url, "alt_text": alt}]
     return [context(mrkdwn_text(t(lang, "chat.image", alt=alt)))]
 
 
-def blocks_for(chunk: Sequence[Block], lang: str = "en") -> list[SlackBlock]:
+def blocks_for(
+    chunk: Sequence[Block], lang: str = "en", files: Mapping[str, str] | None = None
+) -> list[SlackBlock]:
     """Neutral blocks → Slack blocks, each within its own limits; consecutive PR items share
     sections."""
     out: list[SlackBlock] = []
@@ -339,7 +343,7 @@ def blocks_for(chunk: Sequence[Block], lang: str = "en") -> list[SlackBlock]:
         elif isinstance(block, Divider):
             out.append(dict(DIVIDER))
         elif isinstance(block, Image):
-            out.extend(_image(block, lang))
+            out.extend(_image(block, lang, files or {}))
     flush_prs()
     return out
 
@@ -392,20 +396,23 @@ def _pointer(n: int, lang: str) -> SlackBlock:
     return context(t(lang, "chat.thread_pointer_one") if n == 1 else t(lang, "chat.thread_pointer", n=n))
 
 
-def render(reply: Reply, *, mode: Mode = "thread") -> list[SlackMessage]:
+def render(
+    reply: Reply, *, mode: Mode = "thread", files: Mapping[str, str] | None = None
+) -> list[SlackMessage]:
     """A Reply as one or more messages.
 
     ``thread``: the first message is the lead (the title and the Reply's lead blocks: a digest's
     summary and top highlights) and every section starts a new message, to be posted in the
     lead's thread. ``compact``: everything packed into as few messages as possible (for
-    response_url answers, which cannot be threaded and may be used only five times).
+    response_url answers, which cannot be threaded and may be used only five times). ``files``
+    maps the names of the reply's attachments to the Slack file ids a poster got on upload.
     """
     if reply.status != "ok":
         return [render_notice(reply)]
     lang = reply.lang
     title = _title_blocks(reply.title)
-    lead_blocks = title + blocks_for(reply.blocks, lang)
-    parts = [blocks_for([Heading(text=s.title, level=2), *s.blocks], lang) for s in reply.sections]
+    lead_blocks = title + blocks_for(reply.blocks, lang, files)
+    parts = [blocks_for([Heading(text=s.title, level=2), *s.blocks], lang, files) for s in reply.sections]
     empty = title or [section(mrkdwn_text(reply.command))]
     if mode == "compact":
         groups = pack(lead_blocks + [b for part in parts for b in part]) or [empty]
@@ -474,6 +481,8 @@ def violations(message: SlackMessage | dict[str, Any]) -> list[str]:
             if not 0 < len(text["text"]) <= MAX_HEADER_CHARS:
                 problems.append(f"block {i}: header of {len(text['text'])} characters")
             continue
+        if kind == "image" and not 0 < len(block.get("alt_text", "")) <= MAX_ALT_CHARS:
+            problems.append(f"block {i}: image alt_text of {len(block.get('alt_text', ''))} characters")
         if kind == "section" and len(block.get("fields", [])) > MAX_FIELDS:
             problems.append(f"block {i}: {len(block['fields'])} fields > {MAX_FIELDS}")
         if kind == "context" and len(block.get("elements", [])) > MAX_CONTEXT_ELEMENTS:
