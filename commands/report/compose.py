@@ -8,18 +8,7 @@ from classify.models import FLAG_KINDS
 from classify.rules import Profile
 from commands.common import pr_ref
 from commands.locale import flag_label, t
-from commands.model import (
-    Block,
-    Bullet,
-    BulletList,
-    Facts,
-    Heading,
-    Paragraph,
-    PRItem,
-    Reply,
-    Section,
-    Table,
-)
+from commands.model import Block, Bullet, BulletList, Facts, Heading, Paragraph, PRItem, Reply, Section, Table
 from commands.report.recommend import LabelFn, recommendations, top_modules
 from commands.report.stats import DigestStats, rank_key
 from commands.report.themes import Theme, clean_title, find_themes
