@@ -1,18 +1,13 @@
-"""Small helpers shared by the commands: PR references, tags, key-PR selection, argument checks."""
+"""Small helpers shared by the commands: PR references, tags, key-PR selection."""
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
 
-from classify.models import FLAG_KINDS
 from commands.locale import flag_label, t
-from commands.model import PRRef, UsageError
+from commands.model import PRRef
 from storage.prs import StoredPR
-
-MAX_PR_NUMBER = 10_000_000
-_PR_URL = re.compile(r"^(?:https?://[^/\s]+/)?([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pulls?/(\d+)(?:[/#?].*)?$")
 
 
 def pr_ref(item: StoredPR) -> PRRef:
@@ -49,34 +44,3 @@ def select_key(items: Sequence[StoredPR], share: float, min_score: float = 0.0) 
     """The period's key PRs (see ``key_numbers``)."""
     triples = ((s.pr.number, s.cls.score, s.pr.additions + s.pr.deletions) for s in items)
     return set(key_numbers(triples, share, min_score))
-
-
-def parse_pr_number(word: str) -> tuple[int, str | None]:
-    """A PR number (``42121``, ``#42121``) or URL; returns (number, repo named by the URL)."""
-    text = word.strip()
-    repo: str | None = None
-    m = _PR_URL.match(text)
-    if m:
-        repo, text = m.group(1), m.group(2)
-    text = text.removeprefix("#")
-    if not text.isdigit():
-        raise UsageError(
-            f"{word[:40]!r} is not a PR number; give a positive integer such as 42121 or a PR URL"
-        )
-    number = int(text)
-    if number <= 0 or number > MAX_PR_NUMBER:
-        raise UsageError(f"PR number {text[:20]} is out of range (1–{MAX_PR_NUMBER:,})")
-    return number, repo
-
-
-def parse_flag_kind(word: str) -> str:
-    kind = word.lower()
-    if kind == "all" or kind in FLAG_KINDS:
-        return kind
-    raise UsageError(f"unknown risk kind {word[:40]!r}; use one of {', '.join(FLAG_KINDS)} or all")
-
-
-def human_list(items: Iterable[str], lang: str, limit: int = 3) -> str:
-    values = list(items)
-    sep = "、" if lang == "zh" else ", "
-    return sep.join(values[:limit]) if values else "—"

@@ -14,7 +14,6 @@ from zoneinfo import ZoneInfo
 
 from commands.model import UsageError
 
-PERIOD_HELP = "week, last-week, YYYY-Www (e.g. 2026-W19) or YYYY-MM-DD..YYYY-MM-DD"
 _ISO_WEEK = re.compile(r"^(\d{4})-?[Ww](\d{1,2})$")
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$")
 _MAX_RANGE_DAYS = 366 * 20
@@ -58,7 +57,7 @@ def iso_week(year: int, week: int, zone: ZoneInfo) -> Period:
         monday = date.fromisocalendar(year, week, 1)
     except ValueError:
         weeks = date(year, 12, 28).isocalendar().week if 1 <= year <= 9999 else 52
-        raise UsageError(f"{year}-W{week:02d} is not an ISO week ({year} has weeks 1–{weeks})") from None
+        raise UsageError("error.iso_week", week=f"{year}-W{week:02d}", year=year, weeks=weeks) from None
     return Period(
         _local_midnight(monday, zone),
         _local_midnight(monday + timedelta(days=7), zone),
@@ -106,15 +105,15 @@ def parse_period(text: str | None, now: datetime, timezone: str = "UTC") -> Peri
         try:
             first, last = date.fromisoformat(m.group(1)), date.fromisoformat(m.group(2))
         except ValueError as exc:
-            raise UsageError(f"{text!r} is not a valid date range ({exc})") from None
+            raise UsageError("error.range_invalid", word=repr(text), reason=str(exc)) from None
         if last < first:
-            raise UsageError(f"{text!r}: the range ends before it starts")
+            raise UsageError("error.range_order", word=repr(text))
         if (last - first).days > _MAX_RANGE_DAYS:
-            raise UsageError(f"{text!r}: a range may span at most 20 years")
+            raise UsageError("error.range_long", word=repr(text))
         return Period(
             _local_midnight(first, zone),
             _local_midnight(last + timedelta(days=1), zone),
             f"{first}..{last}",
             "range",
         )
-    raise UsageError(f"unknown period {text!r}; use {PERIOD_HELP}")
+    raise UsageError("error.period", word=repr(text))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from commands.common import key_numbers, parse_pr_number, pr_ref, pr_tags
+from commands import params as P
+from commands.common import key_numbers, pr_ref, pr_tags
 from commands.locale import flag_label, t
 from commands.model import (
     Block,
@@ -13,10 +14,10 @@ from commands.model import (
     Facts,
     Heading,
     Invocation,
+    NotCached,
     Paragraph,
     PRItem,
     Reply,
-    UsageError,
 )
 from commands.period import week_of
 from commands.registry import Context, command
@@ -24,20 +25,21 @@ from commands.registry import Context, command
 
 @command(
     "pr",
-    usage="pr NUMBER (or a PR URL)",
-    summary={"en": "cmd.pr", "zh": "cmd.pr"},
+    params=(P.pr_number(), P.repo()),
+    summary="cmd.pr",
     examples=("pr 42121", "pr https://github.com/vllm-project/vllm/pull/42121"),
 )
-def run(inv: Invocation, ctx: Context) -> Reply:
-    if len(inv.args) != 1:
-        raise UsageError("give exactly one PR number" if inv.args else "which PR? give its number")
-    number, url_repo = parse_pr_number(inv.args[0])
-    repo = url_repo or ctx.resolve_repo(inv)
+def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
+    repo = number.repo or ctx.resolve_repo(inv)
     lang = inv.lang
-    item = ctx.store.get(repo, number)
+    item = ctx.store.get(repo, number.number)
     if item is None:
-        return Reply.not_found("pr", t(lang, "pr.not_cached", number=number, repo=repo)).model_copy(
-            update={"data": {"error": "not cached", "number": number, "repo": repo}}
+        missing = Reply.not_found("pr", t(lang, "pr.not_cached", number=number.number, repo=repo))
+        return missing.model_copy(
+            update={
+                "data": {"error": "not cached", "number": number.number, "repo": repo},
+                "not_cached": NotCached(repo=repo, number=number.number),
+            }
         )
     pr, cls = item.pr, item.cls
     zone = ZoneInfo(inv.timezone)

@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import re
 
-from commands.model import Block, BulletList, Divider, Facts, Heading, Paragraph, PRItem, PRRef, Reply, Table
+from commands.model import (
+    Block,
+    BulletList,
+    Divider,
+    Facts,
+    Heading,
+    Image,
+    Paragraph,
+    PRItem,
+    PRRef,
+    Reply,
+    Table,
+)
 from commands.render_text import clean
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
@@ -57,6 +69,11 @@ def _block(block: Block) -> list[str]:
         return [*out, ""]
     if isinstance(block, Divider):
         return ["---", ""]
+    if isinstance(block, Image):
+        if block.url.startswith(("https://", "http://")):
+            url = block.url.replace(")", "%29").replace(" ", "%20")
+            return [f"![{escape(block.alt)}]({url})", ""]
+        return [f"_{escape(block.alt)}_", ""]
     raise TypeError(f"unknown block {type(block).__name__}")
 
 
@@ -64,7 +81,7 @@ def render_markdown(reply: Reply) -> str:
     if reply.status != "ok":
         return escape(reply.title) + "\n"
     lines = [f"# {escape(reply.title)}", ""] if reply.title else []
-    for block in reply.blocks:
+    for block in reply.all_blocks():
         lines.extend(_block(block))
     text = "\n".join(lines)
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"

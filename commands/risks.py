@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from classify.models import FLAG_KINDS
-from commands.common import parse_flag_kind, pr_ref, pr_tags
+from commands import params as P
+from commands.common import pr_ref, pr_tags
 from commands.locale import flag_label, t
-from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply, UsageError
-from commands.period import is_period, parse_period
+from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply
+from commands.period import Period
 from commands.registry import Context, command
 from storage.prs import StoredPR
 
@@ -23,24 +24,15 @@ def _evidence(item: StoredPR, kind: str) -> list[str]:
 
 @command(
     "risks",
-    usage=f"risks [{'|'.join(FLAG_KINDS)}|all] [PERIOD]",
-    summary={"en": "cmd.risks", "zh": "cmd.risks"},
+    params=(P.risk_kind(), P.period(), P.repo()),
+    summary="cmd.risks",
     examples=("risks core-path", "risks breaking last-week", "risks all 2026-W19"),
 )
-def run(inv: Invocation, ctx: Context) -> Reply:
-    kind_word: str | None = None
-    period_word: str | None = None
-    for word in inv.args:
-        if period_word is None and is_period(word):
-            period_word = word
-        elif kind_word is None and not is_period(word):
-            kind_word = word
-        else:
-            raise UsageError(f"unexpected {word[:40]!r}")
-    kind = parse_flag_kind(kind_word or "all")
-    period = parse_period(period_word, inv.now, inv.timezone)
+def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
     repo = ctx.resolve_repo(inv)
     lang = inv.lang
+    # the period as a word for the "… N more: `risks KIND PERIOD`" pointers (the default needs none)
+    period_word = None if period.kind == "rolling" else period.label
 
     items = ctx.store.flagged_between(repo, period.start, period.end, None if kind == "all" else kind)
 

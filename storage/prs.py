@@ -465,15 +465,6 @@ class PRStore:
         ).fetchall()
         return [(int(n), float(sc), int(size)) for n, sc, size in rows]
 
-    def bodies(self, repo: str, numbers: Sequence[int]) -> dict[int, str]:
-        if not numbers:
-            return {}
-        marks = ",".join("?" for _ in numbers)
-        rows = self.db.execute(
-            f"SELECT number, body FROM prs WHERE repo = ? AND number IN ({marks})", (repo, *numbers)
-        )
-        return {int(n): str(b) for n, b in rows.fetchall()}
-
     @staticmethod
     def _only(repo: str, start: datetime, end: datetime, modules: Sequence[str]) -> tuple[str, list[Any]]:
         """SQL restricting ``number`` to PRs of the window that carry one of ``modules`` (if any)."""
@@ -639,9 +630,3 @@ class PRStore:
                 return
             last = rows[-1]["rowid"]
             yield rows
-
-    def iter_all(self, repo: str | None = None, *, batch: int = 2000) -> Iterator[PullRequest]:
-        """Every cached PR with body and files, streamed in rowid order."""
-        for rows in self.raw_batches(repo, batch=batch):
-            for row in rows:
-                yield pr_from_row(row)

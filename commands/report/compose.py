@@ -8,7 +8,7 @@ from classify.models import FLAG_KINDS
 from classify.rules import Profile
 from commands.common import pr_ref
 from commands.locale import flag_label, t
-from commands.model import Block, Bullet, BulletList, Facts, Heading, Paragraph, PRItem, Reply, Table
+from commands.model import Block, Bullet, BulletList, Facts, Heading, Paragraph, PRItem, Reply, Section, Table
 from commands.report.recommend import LabelFn, recommendations, top_modules
 from commands.report.stats import DigestStats, rank_key
 from commands.report.themes import Theme, clean_title, find_themes
@@ -243,12 +243,8 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
             [BulletList(items=[Bullet(text=r.text, prs=[pr_ref(s) for s in r.prs]) for r in recs])],
         ),
     ]
-    blocks: list[Block] = []
-    starts: list[int] = []
-    for heading, body in sections:
-        starts.append(len(blocks))
-        blocks.append(Heading(text=t(lang, heading), level=2))
-        blocks.extend(body)
+    (lead_heading, lead), *rest = sections
+    blocks: list[Block] = [Heading(text=t(lang, lead_heading), level=2), *lead]
     data: dict[str, Any] = {
         "repo": stats.repo,
         "period": stats.period.as_dict(),
@@ -287,4 +283,5 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
             for s in stats.prs
         ],
     }
-    return Reply(command="digest", title=title, blocks=blocks, data=data, sections=starts)
+    parts = [Section(title=t(lang, heading), blocks=body) for heading, body in rest]
+    return Reply(command="digest", title=title, blocks=blocks, sections=parts, data=data)

@@ -21,7 +21,6 @@ from storage.prs import StoredPR
 MAX_THEMES = 7
 MAX_BURSTS = 3
 MIN_BURST_PRS = 4
-PRS_PER_THEME = 5
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")
 _NAME_LIKE = re.compile(r"[A-Za-z].*[A-Z]|\d|[-_.+]")

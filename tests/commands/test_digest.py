@@ -41,9 +41,11 @@ def _expected_counts(ctx: Context, start: datetime, end: datetime) -> Counter[st
 def test_digest_has_every_section_in_order(run: RunFn) -> None:
     reply = run("digest", "2026-W19")
     assert reply.ok
-    headings = [b.text for b in reply.blocks if isinstance(b, Heading) and b.level == 2]
+    headings = [b.text for b in reply.all_blocks() if isinstance(b, Heading) and b.level == 2]
     assert headings == EN_SECTIONS
-    assert [reply.blocks[i].text for i in reply.sections] == EN_SECTIONS  # type: ignore[union-attr]
+    # the summary is the lead; every other part is an explicit section
+    assert isinstance(reply.blocks[0], Heading) and reply.blocks[0].text == EN_SECTIONS[0]
+    assert [s.title for s in reply.sections] == EN_SECTIONS[1:]
 
 
 def test_digest_counts_match_the_cache(run: RunFn, demo_ctx: Context) -> None:
@@ -133,7 +135,7 @@ def test_module_names_are_matched_case_insensitively_with_synonyms(run: RunFn, d
 
 def test_chinese_digest_reads_like_the_team_report(run: RunFn) -> None:
     reply = run("digest", "2026-W19", lang="zh")
-    headings = [b.text for b in reply.blocks if isinstance(b, Heading) and b.level == 2]
+    headings = [b.text for b in reply.all_blocks() if isinstance(b, Heading) and b.level == 2]
     assert headings == ZH_SECTIONS
     text = render(reply, "text")
     for word in ("重点", "核心路径变更", "缺少测试覆盖", "本期共合并"):
@@ -173,7 +175,7 @@ def test_bad_digest_input_gets_one_usage_line(run: RunFn, args: tuple[str, ...],
     reply = run("digest", *args)
     assert reply.status == "usage"
     assert message in reply.title
-    assert "usage: digest [PERIOD] [MODULE…]" in reply.title
+    assert "usage: prdigest digest [PERIOD] [MODULE…]" in reply.title
     assert "\n" not in reply.title
 
 
