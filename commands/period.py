@@ -34,11 +34,15 @@ class Period:
         return self.end - self.start
 
     def previous(self, n: int) -> list[Period]:
-        """The ``n`` windows of the same length right before this one, nearest first."""
+        """The ``n`` windows of the same length right before this one, nearest first (fewer when
+        they would start before year 1)."""
         out = []
         for k in range(1, n + 1):
             shift = self.length * k
-            out.append(Period(self.start - shift, self.end - shift, f"-{k}", "previous"))
+            try:
+                out.append(Period(self.start - shift, self.end - shift, f"-{k}", "previous"))
+            except OverflowError:
+                break
         return out
 
     def as_dict(self) -> dict[str, str]:
@@ -86,6 +90,13 @@ def is_period(word: str) -> bool:
 
 def parse_period(text: str | None, now: datetime, timezone: str = "UTC") -> Period:
     """Parse a period word; raises UsageError naming what is accepted."""
+    try:
+        return _parse_period(text, now, timezone)
+    except OverflowError:  # a week or range at the very edge of the calendar (9999-W52 ends in 10000)
+        raise UsageError(f"{(text or '')[:40]!r} is outside the calendar (years 1–9999)") from None
+
+
+def _parse_period(text: str | None, now: datetime, timezone: str) -> Period:
     zone = ZoneInfo(timezone)
     word = (text or "week").strip().lower()
     if word == "week":

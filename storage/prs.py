@@ -533,6 +533,15 @@ class PRStore:
                         out[i].append(item)
         return out
 
+    def profiles_between(self, repo: str, start: datetime, end: datetime) -> dict[tuple[str, str], int]:
+        """How many PRs merged in [start, end) each (profile, version) classified."""
+        rows = self.db.execute(
+            "SELECT profile, profile_version, count(*) FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
+            "GROUP BY profile, profile_version",
+            (repo, iso(start), iso(end)),
+        ).fetchall()
+        return {(str(p), str(v)): int(n) for p, v, n in rows}
+
     def merged_count(self, repo: str, start: datetime, end: datetime) -> int:
         row = self.db.execute(
             "SELECT count(*) FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ?",
