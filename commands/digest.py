@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 
 from commands.common import profile_note
 from commands.locale import t
-from commands.locale.words import tn
+from commands.locale.words import join_list, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
 from commands.period import Period, is_period, parse_period, week_of
 from commands.registry import Context, command
@@ -66,7 +66,7 @@ def _empty(
         top = sorted(present, key=lambda m: (-present[m], m))[:6]
         if top:
             word = period.label if period.kind in ("iso-week", "range") else "week"
-            listed = ", ".join(f"{m} ({present[m]})" for m in top)
+            listed = join_list([t(lang, "digest.module_count", module=m, n=present[m]) for m in top], lang)
             blocks.append(
                 Paragraph(
                     text=t(

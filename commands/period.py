@@ -66,7 +66,7 @@ def iso_week(year: int, week: int, zone: ZoneInfo) -> Period:
     return Period(
         _local_midnight(monday, zone),
         _local_midnight(monday + timedelta(days=7), zone),
-        f"{year}-W{week:02d}",
+        f"{year:04d}-W{week:02d}",
         "iso-week",
     )
 
@@ -93,7 +93,7 @@ def parse_period(text: str | None, now: datetime, timezone: str = "UTC") -> Peri
     try:
         return _parse_period(text, now, timezone)
     except OverflowError:  # a week or range at the very edge of the calendar (9999-W52 ends in 10000)
-        raise UsageError(f"{(text or '')[:40]!r} is outside the calendar (years 1–9999)") from None
+        raise UsageError(f"{(text or '')[:40]!r} reaches beyond the calendar (years 1–9999)") from None
 
 
 def _parse_period(text: str | None, now: datetime, timezone: str) -> Period:

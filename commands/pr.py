@@ -34,7 +34,7 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     if len(inv.args) != 1:
         raise UsageError("give exactly one PR number" if inv.args else "which PR? give its number")
     number, url_repo = parse_pr_number(inv.args[0])
-    repo = url_repo or ctx.resolve_repo(inv)
+    repo = url_repo or ctx.resolve_repo(inv, cached=False)
     lang = inv.lang
     item = ctx.store.get(repo, number)
     if item is None:

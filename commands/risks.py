@@ -73,7 +73,9 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         limit = OVERVIEW_LISTED if kind == "all" else MAX_LISTED
         for group in (k for k in FLAG_KINDS if k in groups):
             members = groups[group]
-            blocks.append(Heading(text=f"{flag_label(lang, group)} ({len(members)})", level=3))
+            blocks.append(
+                Heading(text=t(lang, "risks.group", kind=flag_label(lang, group), n=len(members)), level=3)
+            )
             blocks.extend(
                 PRItem(
                     pr=pr_ref(s), tags=pr_tags(s, lang, key=False, label=label), lines=_shown(s, group, lang)

@@ -265,13 +265,20 @@ def _mostly(prs: Sequence[StoredPR], label: LabelFn, lang: str) -> tuple[str, li
 
 
 def _risk_summary(stats: DigestStats, kind: FlagKind) -> dict[str, Any]:
+    """A flag kind as the risk section reports it: count, average, top modules, PRs (most
+    important first) and the stored evidence of those the section names."""
     flagged = stats.flagged(kind)
     top = module_tally(flagged).most_common(TOP_MODULES)
+    evidence = {}
+    for s in flagged[:RISK_PRS]:
+        flag = s.cls.flag(kind)
+        evidence[str(s.pr.number)] = list(flag.evidence) if flag else []
     return {
         "count": len(flagged),
         "avg": stats.previous_avg(kind),
         "modules": [{"module": m, "count": n} for m, n in top],
         "prs": [s.pr.number for s in flagged],
+        "evidence": evidence,
     }
 
 
@@ -464,6 +471,11 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         "comparison": stats.comparison.as_dict(),
         "averages": _averages(stats),
         "large_biggest": max((s.pr.additions + s.pr.deletions for s in stats.flagged("large")), default=None),
+        "thresholds": {
+            "missing_tests_lines": profile.flags.missing_tests.min_source_lines,
+            "large_lines": profile.flags.large.lines,
+            "large_files": profile.flags.large.files,
+        },
         "previous": [{"period": w.period.as_dict(), "counts": w.counts} for w in stats.previous],
         "themes": [
             {
@@ -471,6 +483,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
                 "kind": th.kind,
                 "module": th.key if th.kind == "module" else None,
                 "module_total": module_counts.get(th.key, 0) if th.kind == "module" else None,
+                "count": len(th.prs),
                 "prs": [s.pr.number for s in th.prs],
             }
             for th in themes

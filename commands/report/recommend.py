@@ -35,11 +35,15 @@ def top_modules(prs: list[StoredPR], label: LabelFn, lang: str, n: int = 3) -> s
 
 
 def _packages(deps: list[StoredPR], lang: str) -> str:
+    """The upgraded packages by name (the risk section gives their versions)."""
     names: list[str] = []
     for s in deps:
         flag = s.cls.flag("dependency")
         shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
-        names.extend(shown[:2] or [f"#{s.pr.number}"])
+        for item in shown[:2] or [f"#{s.pr.number}"]:
+            name = item.split(" ", 1)[0] if "→" in item else item
+            if name not in names:
+                names.append(name)
     return join_list(names, lang, 4)
 
 
