@@ -55,7 +55,7 @@ def test_dependency_evidence_names_packages_and_versions(demo_ctx: Context) -> N
     flagged = _flagged(demo_ctx, "dependency")
     assert len(flagged) >= 10
     named = 0
-    for title, _, evidence in flagged:
+    for _title, _, evidence in flagged:
         versions = [e for e in evidence if "→" in e]
         if versions:
             named += 1
