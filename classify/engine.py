@@ -114,7 +114,13 @@ def _breaking_words(text: str, low: str, where: str, compiled: Compiled, out: li
         clause_low = clause.lower()
         if compiled.breaking_ignore.search(clause, clause_low):
             continue
-        ev = f"{where}: {_quote(m.group(0))}"
+        quoted = m.group(0)
+        if text[m.end() : m.end() + 1] == ":":  # "BREAKING CHANGE: X no longer loads" — what breaks is X
+            rest = text[m.end() + 1 : m.end() + 1 + EVIDENCE_CHARS * 2]
+            stop = _CLAUSE_BREAK.search(rest.replace(":", " "))
+            said = (rest[: stop.start()] if stop else rest).strip()
+            quoted = said or quoted
+        ev = f"{where}: {_quote(quoted)}"
         if overlap is not None:
             out[overlap[2]] = ev
             seen[seen.index(overlap)] = (start, end, overlap[2])

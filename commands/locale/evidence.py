@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from classify.text import shorten
+
 _MORE = re.compile(r"^\+(\d+) more$")
 _TESTS = re.compile(r"^([\d,]+) source lines changed in (\d+) files?, no test file changed$")
 _LINES = re.compile(
@@ -69,7 +71,7 @@ def _title_gist(quote: str, lang: str) -> str:
     return "标题措辞" if lang == "zh" else "wording of the title"
 
 
-def evidence_item(kind: str, item: str, lang: str, title: str = "") -> str | None:
+def evidence_item(kind: str, item: str, lang: str, title: str = "", quote_limit: int = 0) -> str | None:
     """One piece of evidence for the reader, or None when it only repeats the PR's title."""
     text = item.strip()
     zh = lang == "zh"
@@ -104,7 +106,10 @@ def evidence_item(kind: str, item: str, lang: str, title: str = "") -> str | Non
             return _title_gist(what, lang)
         if title and _in_title(what, title):
             return None
-        return f"描述：“{_unquote(what)}”" if zh else f"description: {what}"
+        said = _unquote(what) + ("…" if what.rstrip('"').endswith("…") else "")
+        if quote_limit and len(said) > quote_limit:
+            said = shorten(said, quote_limit)
+        return f"描述：“{said}”" if zh else f'description: "{said}"'
     return text  # a file path or a package version: the same in every language
 
 
@@ -123,7 +128,22 @@ def _revert_item(text: str, lang: str, title: str) -> str | None:
     return f"撤销“{_unquote(text)}”" if zh else f"reverts {text}"
 
 
-def evidence_items(kind: str, evidence: list[str], lang: str, title: str = "") -> list[str]:
+_DECLARATION = re.compile(r'^body: "(?:breaking[ _-]changes?|backwards?[ -]incompatible)"$', re.I)
+
+
+def _breaking_rank(item: str) -> int:
+    """What the description says breaks comes first ("`TREE_ATTN` is no longer accepted"), then
+    tags and labels, then a bare "breaking change" declaration, then a reading of the title."""
+    if item.startswith("body: "):
+        return 2 if _DECLARATION.match(item) else 0
+    if item.startswith(("tag: ", "label: ")):
+        return 1
+    return 3 if item.startswith("title: ") else 1
+
+
+def evidence_items(
+    kind: str, evidence: list[str], lang: str, title: str = "", quote_limit: int = 0
+) -> list[str]:
     """The evidence worth showing, translated: package versions over manifest paths, a reverted
     PR's number over its subject, nothing that only repeats the title."""
     items = list(evidence)
@@ -131,13 +151,11 @@ def evidence_items(kind: str, evidence: list[str], lang: str, title: str = "") -
         items = [e for e in items if _PACKAGE.search(e)]
     if kind == "revert" and any(_REF.match(e) or e.startswith("commit ") for e in items):
         items = [e for e in items if _REF.match(e) or e.startswith("commit ")]
-    if kind == "breaking":  # labels, tags and the description say more than a reading of the title
-        items = [e for e in items if not e.startswith("title: ")] + [
-            e for e in items if e.startswith("title: ")
-        ]
+    if kind == "breaking":
+        items = sorted(items, key=_breaking_rank)
     out: list[str] = []
     for item in items:
-        shown = evidence_item(kind, item, lang, title)
+        shown = evidence_item(kind, item, lang, title, quote_limit)
         if shown and shown not in out:
             out.append(shown)
     return out

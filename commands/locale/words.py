@@ -33,13 +33,13 @@ def num_word(n: int, lang: str) -> str:
 
 
 def avg_text(value: float | None, digits: int = 0) -> str:
-    """An average as every table and sentence shows it: whole numbers for PR counts, one decimal
-    for module counts."""
+    """An average as every table and sentence shows it: whole numbers for PR counts of 10 and more,
+    one decimal below that (an average of 0.5 breaking changes is not "0") and for module counts."""
     if value is None:
         return "—"
-    if digits == 0:
+    if digits == 0 and (value >= 10 or value == int(value)):
         return f"{value:.0f}"
-    return f"{round(value, digits):g}"
+    return f"{round(value, max(digits, 1)):g}"
 
 
 def pct_change(now: float, avg: float) -> int | None:

@@ -37,6 +37,7 @@ RISK_NAMED = 3  # breaking changes named with their evidence in the risk section
 TOP_MODULES = 3  # modules named in "mostly in …"
 TABLE_ROWS = 5  # modules in the trends table
 GIST_CHARS = 160
+QUOTE_CHARS = 70  # a description quoted as the evidence of a breaking change in the risk section
 COMPARE_ROWS: tuple[str, ...] = ("merged", "core-path", "missing-tests", "breaking")
 SUMMARY_FLAGS: tuple[FlagKind, ...] = ("core-path", "missing-tests", "breaking")
 
@@ -105,9 +106,19 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
         kind_avg = stats.previous_avg(kind)
         if kind_avg is not None and c[kind] > max(1.2 * kind_avg, kind_avg + 2):
             what = flag_label(lang, kind)
-            above.append(t(lang, "digest.warning_item", what=what, now=c[kind], avg=avg_text(kind_avg)))
+            average = average_phrase(stats, lang)
+            above.append(
+                t(
+                    lang,
+                    "digest.warning_item",
+                    what=what,
+                    now=c[kind],
+                    avg=avg_text(kind_avg),
+                    average=average,
+                )
+            )
     if above:
-        items = join_list(above, lang)
+        items = ("；" if lang == "zh" else "; ").join(above)
         blocks.append(
             Paragraph(text=t(lang, "digest.warning_high", average=average_phrase(stats, lang), items=items))
         )
@@ -115,15 +126,13 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
         blocks.append(Heading(text=compare_heading(stats, lang), level=3))
         columns = [t(lang, "digest.col_count"), t(lang, "digest.col_now", unit=unit_word)]
         columns += [w.period.start.strftime("%m-%d") for w in stats.previous]
-        columns.append(t(lang, "digest.col_avg"))
+        averaged = len(stats.previous) > 1  # one earlier period is its own average
+        if averaged:
+            columns.append(t(lang, "digest.col_avg"))
         rows = []
         for k in COMPARE_ROWS:
-            kind_avg = stats.previous_avg(k)
-            rows.append(
-                [_count_label(k, lang), str(c[k])]
-                + [str(pc[k]) for pc in stats.previous_counts]
-                + [avg_text(kind_avg)]
-            )
+            row = [_count_label(k, lang), str(c[k])] + [str(pc[k]) for pc in stats.previous_counts]
+            rows.append(row + [avg_text(stats.previous_avg(k))] if averaged else row)
         blocks.append(Table(columns=columns, rows=rows))
     else:
         blocks.append(Paragraph(text=not_compared(stats, lang)))
@@ -284,7 +293,9 @@ def _risk_summary(stats: DigestStats, kind: FlagKind) -> dict[str, Any]:
 
 def _breaking_item(s: StoredPR, lang: str) -> str:
     flag = s.cls.flag("breaking")
-    shown = evidence_items("breaking", flag.evidence, lang, s.pr.title) if flag else []
+    shown = (
+        evidence_items("breaking", flag.evidence, lang, s.pr.title, quote_limit=QUOTE_CHARS) if flag else []
+    )
     title = clean_title(s.pr.title)
     if not shown:
         return title
@@ -404,8 +415,9 @@ def _quick_en(s: StoredPR) -> str:
 def _quick_zh(s: StoredPR, profile: Profile, label: LabelFn) -> str:
     """A computed Chinese sentence: what kind of change, where, its measured effect and risk."""
     modules = [label(m) for m in s.cls.modules[:2] if m != profile.catch_all_module]
-    what = profile.kind_label(s.cls.kind, "zh")
-    parts = [f"{what}，涉及{'、'.join(modules)}" if modules else what]
+    what = profile.kind_label(s.cls.kind, "zh") if s.cls.kind != profile.default_kind else ""
+    where = f"涉及{'、'.join(modules)}" if modules else ""
+    parts = ["，".join(p for p in (what, where) if p)] if (what or where) else []
     if s.cls.highlights:
         parts.append(effect_text(s.cls.highlights[0], "zh"))
     risky = [flag_label("zh", k) for k in s.cls.flag_kinds if k in ("breaking", "core-path")]
