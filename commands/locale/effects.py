@@ -13,6 +13,7 @@ author instead of guessing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 _N = r"\d+(?:[.,]\d+)*"
@@ -151,54 +152,72 @@ def _latin(ch: str) -> bool:
     return ch.isascii() and (ch.isalnum() or ch in "%×)_-./")
 
 
+def _on(m: re.Match[str]) -> str | None:
+    what = _phrase(m.group(1))
+    return None if what is None else _join([what, "上"])
+
+
+def _batch(m: re.Match[str]) -> str | None:
+    kind = "并发" if "concurrency" in m.group(0).lower() else "batch size "
+    return f"{kind}为 {m.group(1)} 时"
+
+
+def _per(m: re.Match[str]) -> str | None:
+    word = {"call": "每次调用", "step": "每步", "request": "每个请求", "token": "每个 token"}
+    return word.get(m.group(1).lower(), "每次迭代")
+
+
+def _scenario(m: re.Match[str]) -> str | None:
+    what = _phrase(m.group(1))
+    return None if what is None else _join([what, "场景下"])
+
+
+def _aside(m: re.Match[str]) -> str | None:
+    inner = m.group(1)
+    if not re.search(r"\d", inner) or _phrase(re.sub(r"[→\-=>]+", " ", inner)) is None:
+        return None
+    return f"（{inner}）"
+
+
+def _than(m: re.Match[str]) -> str | None:
+    what = _phrase(m.group(1))
+    return None if what is None else f"（相比 {what}）"
+
+
+# Trailing context of an effect: (pattern, goes before the effect?, its Chinese). Tried in order
+# until the context is used up; a piece none of them reads makes the whole effect unreadable.
+_CONTEXT: tuple[tuple[re.Pattern[str], bool, Callable[[re.Match[str]], str | None]], ...] = (
+    (
+        re.compile(r"^(?:on|with)\s+(.+?)(?=\s+(?:at|for|with|per|on|in|under|than)\s|\s*\(|$)", re.I),
+        True,
+        _on,
+    ),
+    (re.compile(r"^at\s+(?:batch(?:\s+size)?|bs|concurrency)\s*=?\s*(\d+)", re.I), True, _batch),
+    (re.compile(r"^(?:per|a)\s+(call|step|request|token|iteration)\b", re.I), False, _per),
+    (re.compile(r"^(?:for|in|under)\s+(.+?)(?=\s+(?:at|on|per|than)\s|\s*\(|$)", re.I), True, _scenario),
+    (re.compile(r"^\((.{1,60}?)\)"), False, _aside),
+    (re.compile(r"^than\s+(?:the\s+)?(.+?)(?=\s+(?:at|on|for|per)\s|$)", re.I), False, _than),
+)
+
+
 def _context(text: str) -> tuple[str, str] | None:
     """Trailing context → (prefix, suffix) in Chinese: "on H100" → ("H100 上", ""), "per call" → ("", "每次调用")."""
     rest = text.strip().rstrip(".")
     prefix: list[str] = []
     suffix: list[str] = []
     while rest:
-        m = re.match(r"^(?:on|with)\s+(.+?)(?=\s+(?:at|for|with|per|on|in|under|than)\s|\s*\(|$)", rest, re.I)
-        if m:
-            what = _phrase(m.group(1))
-            if what is None:
+        for pattern, before, render in _CONTEXT:
+            m = pattern.match(rest)
+            if m is None:
+                continue
+            piece = render(m)
+            if piece is None:
                 return None
-            prefix.append(f"{what} 上" if _latin(what[-1]) else f"{what}上")
+            (prefix if before else suffix).append(piece)
             rest = rest[m.end() :].strip()
-            continue
-        m = re.match(r"^at\s+(?:batch(?:\s+size)?|bs|concurrency)\s*=?\s*(\d+)", rest, re.I)
-        if m:
-            kind = "并发" if "concurrency" in m.group(0).lower() else "batch size "
-            prefix.append(f"{kind}为 {m.group(1)} 时")
-            rest = rest[m.end() :].strip()
-            continue
-        m = re.match(r"^(?:per|a)\s+(call|step|request|token|iteration)\b", rest, re.I)
-        if m:
-            word = {"call": "每次调用", "step": "每步", "request": "每个请求", "token": "每个 token"}
-            suffix.append(word.get(m.group(1).lower(), "每次迭代"))
-            rest = rest[m.end() :].strip()
-            continue
-        m = re.match(r"^(?:for|in|under)\s+(.+?)(?=\s+(?:at|on|per|than)\s|\s*\(|$)", rest, re.I)
-        if m:
-            what = _phrase(m.group(1))
-            if what is None:
-                return None
-            prefix.append(f"{what}场景下" if not _latin(what[-1]) else f"{what} 场景下")
-            rest = rest[m.end() :].strip()
-            continue
-        m = re.match(r"^\((.{1,60}?)\)", rest)
-        if m and re.search(r"\d", m.group(1)) and _phrase(re.sub(r"[→\-=>]+", " ", m.group(1))) is not None:
-            suffix.append(f"（{m.group(1)}）")
-            rest = rest[m.end() :].strip()
-            continue
-        m = re.match(r"^than\s+(?:the\s+)?(.+?)(?=\s+(?:at|on|for|per)\s|$)", rest, re.I)
-        if m:
-            what = _phrase(m.group(1))
-            if what is None:
-                return None
-            suffix.append(f"（相比 {what}）")
-            rest = rest[m.end() :].strip()
-            continue
-        return None
+            break
+        else:
+            return None
     return _join(prefix), _join(suffix)
 
 
@@ -226,102 +245,134 @@ def _sentence(
     return _join([p for p in (head, amount, value, suffix) if p])
 
 
+_LEADING_VALUE_VERBS = {
+    "speedup": "加速",
+    "speed-up": "加速",
+    "faster": "提速",
+    "slower": "变慢",
+    "reduction": "降低",
+    "fewer": "减少",
+}
+
+
+def _value_first(m: re.Match[str], up_to: bool) -> str | None:
+    """ "16–24% higher decode throughput on MI355X", "3.4× faster MoE layers", "41% speedup"."""
+    direction = m.group("dir").lower()
+    if direction not in _UP | _DOWN and direction not in _LEADING_VALUE_VERBS and direction != "improvement":
+        return None
+    metric, ctx = _split_metric(m.group("rest") or "")
+    if metric is None or ctx is None:
+        return None
+    verb = _LEADING_VALUE_VERBS.get(direction) or ("降低" if direction in _DOWN else "提升")
+    return _sentence(metric, verb, _qty(m.group("v")), ctx[0], ctx[1], up_to and verb != "变慢")
+
+
+# Shapes "METRIC … VALUE" / "VERB METRIC by VALUE": (regex, Chinese verb by the matched word, "up to" applies).
+# Each regex has the groups v (the value) and rest (trailing context), and metric unless fixed.
+_SHAPES: tuple[tuple[re.Pattern[str], dict[str, str], str, bool], ...] = tuple(
+    (re.compile(pattern, re.I), verbs, fixed_metric, up_to)
+    for pattern, verbs, fixed_metric, up_to in (
+        (  # "319% end-to-end speedup on H100"
+            rf"^(?P<v>{_PCT}|{_MULT})\s+(?:end-to-end|e2e|overall)\s+(?P<w>speedup|speed-up)(?P<rest>.*)$",
+            {"": "加速"},
+            "端到端",
+            True,
+        ),
+        (  # "MoE layer time 3.4× faster"
+            rf"^(?P<metric>.+?)\s+(?:is\s+|are\s+)?(?P<v>{_MULT}|{_PCT})\s+(?P<w>faster|higher|lower|smaller|slower)(?P<rest>.*)$",
+            {"faster": "提速", "higher": "提升", "slower": "变慢", "": "降低"},
+            "",
+            True,
+        ),
+        (  # "decode throughput improves by 5-8%"
+            rf"^(?P<metric>.+?)\s+(?P<w>{_UP_VERBS}|{_DOWN_VERBS})\s+by\s+(?P<v>{_QTY}(?:\s*[-–]\s*{_QTY})?)(?P<rest>.*)$",
+            {"up": "提升", "": "降低"},
+            "",
+            True,
+        ),
+        (  # "Reduces peak GPU memory by 1.2 GiB"
+            rf"^(?P<w>reduces|reduced|cuts|lowers|decreases|saves)\s+(?P<metric>.+?)\s+by\s+(?P<v>{_QTY}|{_MULT})(?P<rest>.*)$",
+            {"": "减少"},
+            "",
+            True,
+        ),
+        (  # "improves decode throughput by 12%"
+            rf"^(?P<w>improves|increases|boosts|raises|speeds up)\s+(?P<metric>.+?)\s+by\s+(?P<v>{_QTY}|{_MULT})(?P<rest>.*)$",
+            {"": "提升"},
+            "",
+            True,
+        ),
+        (  # "Causes a 12% throughput regression on Llama 3"
+            rf"^(?P<w>causes|caused|introduces|introduced)\s+an?\s+(?P<v>{_PCT})\s+(?P<metric>.+?)\s+regression(?P<rest>.*)$",
+            {"": "下降"},
+            "",
+            False,
+        ),
+        (  # "The image is 2.3 GB smaller"
+            rf"^(?P<metric>.+?)\s+(?:is|are)\s+(?P<v>{_QTY}|{_MULT})\s+(?P<w>smaller|larger|faster|slower|lower|higher)(?P<rest>.*)$",
+            {
+                "smaller": "减小",
+                "larger": "增大",
+                "faster": "提速",
+                "slower": "变慢",
+                "lower": "降低",
+                "": "提升",
+            },
+            "",
+            False,
+        ),
+    )
+)
+
+
+def _shape(pattern: re.Pattern[str], verbs: dict[str, str], fixed: str, text: str, up_to: bool) -> str | None:
+    """One of ``_SHAPES`` applied to ``text``: None when it does not match or has unknown words."""
+    m = pattern.match(text)
+    if m is None:
+        return None
+    metric = _phrase(m.group("metric")) if "metric" in pattern.groupindex else fixed
+    ctx = _context(m.group("rest"))
+    if metric is None or ctx is None:
+        return None
+    word = m.group("w").lower()
+    if "up" in verbs:
+        word = "up" if re.fullmatch(_UP_VERBS, word, re.I) else ""
+    verb = verbs.get(word, verbs[""])
+    return _sentence(metric, verb, _qty(m.group("v")), ctx[0], ctx[1], up_to)
+
+
 def _clause(text: str) -> str | None:
     """One clause of a measured effect in Chinese, or None when its shape is unknown."""
-    t = text.strip().rstrip(".").strip()
-    t = _LEAD.sub("", t)
+    t = _LEAD.sub("", text.strip().rstrip(".").strip())
     up_to = False
     m = re.match(r"^(?:up to|as much as|over|more than)\s+", t, re.I)
     if m:
         up_to = True
         t = t[m.end() :]
-
-    # "16–24% higher decode throughput on MI355X", "3.4× faster MoE layers"
-    m = re.match(
-        rf"^(?P<v>{_PCT}|{_MULT})\s+(?P<dir>\w+)(?:\s+(?P<rest>.*))?$",
-        t,
-        re.I,
-    )
-    if m and m.group("dir").lower() in _UP | _DOWN | {
-        "speedup",
-        "speed-up",
-        "improvement",
-        "reduction",
-        "slower",
-    }:
-        direction = m.group("dir").lower()
-        rest = m.group("rest") or ""
-        metric, ctx = _split_metric(rest)
-        if metric is None or ctx is None:
-            return None
-        prefix, suffix = ctx
-        value = _qty(m.group("v"))
-        if direction in ("speedup", "speed-up", "faster"):
-            return _sentence(
-                metric, "提速" if direction == "faster" else "加速", value, prefix, suffix, up_to
-            )
-        if direction == "slower":
-            return _sentence(metric, "变慢", value, prefix, suffix)
-        if direction in ("reduction",) or direction in _DOWN:
-            return _sentence(metric, "降低" if direction != "fewer" else "减少", value, prefix, suffix, up_to)
-        return _sentence(metric, "提升", value, prefix, suffix, up_to)
-
-    # "319% end-to-end speedup on H100"
-    m = re.match(
-        rf"^(?P<v>{_PCT}|{_MULT})\s+(?P<adj>end-to-end|e2e|overall)\s+(?P<dir>speedup|speed-up)(?P<rest>.*)$",
-        t,
-        re.I,
-    )
-    if m:
-        ctx = _context(m.group("rest"))
-        if ctx is None:
-            return None
-        return _sentence("端到端", "加速", _qty(m.group("v")), ctx[0], ctx[1], up_to)
-
-    # "MoE layer time 3.4× faster", "decode throughput improves by 5-8%"
-    m = re.match(
-        rf"^(?P<metric>.+?)\s+(?:is\s+|are\s+)?(?P<v>{_MULT}|{_PCT})\s+(?P<dir>faster|higher|lower|smaller|slower)(?P<rest>.*)$",
-        t,
-        re.I,
-    )
-    if m:
-        metric = _phrase(m.group("metric"))
-        ctx = _context(m.group("rest"))
-        if metric is None or ctx is None:
-            return None
-        verb = {"faster": "提速", "higher": "提升", "slower": "变慢"}.get(m.group("dir").lower(), "降低")
-        return _sentence(metric, verb, _qty(m.group("v")), ctx[0], ctx[1], up_to)
-    m = re.match(
-        rf"^(?P<metric>.+?)\s+(?P<verb>{_UP_VERBS}|{_DOWN_VERBS})\s+by\s+(?P<v>{_QTY}(?:\s*[-–]\s*{_QTY})?)(?P<rest>.*)$",
-        t,
-        re.I,
-    )
-    if m:
-        metric = _phrase(m.group("metric"))
-        ctx = _context(m.group("rest"))
-        if metric is None or ctx is None:
-            return None
-        up = re.match(_UP_VERBS, m.group("verb"), re.I) is not None
-        return _sentence(metric, "提升" if up else "降低", _qty(m.group("v")), ctx[0], ctx[1], up_to)
-
+    m = re.match(rf"^(?P<v>{_PCT}|{_MULT})\s+(?P<dir>[\w-]+)(?:\s+(?P<rest>.*))?$", t, re.I)
+    if m and (m.group("rest") or "").lower().split(" ", 1)[0] not in ("speedup", "speed-up"):
+        done = _value_first(m, up_to)
+        if done is not None:
+            return done
+    for pattern, verbs, fixed, applies in _SHAPES:
+        done = _shape(pattern, verbs, fixed, t, up_to and applies)
+        if done is not None:
+            return done
     # "TTFT p50 drops from 191 ms to 168 ms", "pick_config drops from 1289μs to 1.8μs per call"
     m = re.match(
-        rf"^(?P<metric>.+?)\s+(?P<verb>{_UP_VERBS}|{_DOWN_VERBS}|goes|went|changes|improves)\s+from\s+(?P<a>{_QTY})\s+(?:down\s+|up\s+)?to\s+(?P<b>{_QTY})(?P<rest>.*)$",
+        rf"^(?P<metric>.+?)\s+(?:{_UP_VERBS}|{_DOWN_VERBS}|goes|went|changes)\s+from\s+(?P<a>{_QTY})\s+"
+        rf"(?:down\s+|up\s+)?to\s+(?P<b>{_QTY})(?P<rest>.*)$",
         t,
         re.I,
     )
     if m:
         return _from_to(m.group("metric"), m.group("a"), m.group("b"), m.group("rest"))
-    # "Kernel time 1239μs → 507μs on H100", "output tokens/s 143.2 → 301.7"
+    # "Kernel time 1239μs → 507μs on H100", "output tokens/s 143.2 → 301.7", "1289μs → 1.8μs per call"
     m = re.match(
-        rf"^(?P<metric>.*?)[:\s]\s*(?P<a>{_QTY})\s*(?:→|->|=>|⇒)\s*(?P<b>{_QTY})(?P<rest>.*)$", t, re.I
+        rf"^(?P<metric>.*?)[:\s]?\s*(?P<a>{_QTY})\s*(?:→|->|=>|⇒)\s*(?P<b>{_QTY})(?P<rest>.*)$", t, re.I
     )
-    if m and m.group("metric").strip():
-        return _from_to(m.group("metric"), m.group("a"), m.group("b"), m.group("rest"))
-    m = re.match(rf"^(?P<a>{_QTY})\s*(?:→|->|=>|⇒)\s*(?P<b>{_QTY})(?P<rest>.*)$", t, re.I)
     if m:
-        return _from_to("", m.group("a"), m.group("b"), m.group("rest"))
-
+        return _from_to(m.group("metric"), m.group("a"), m.group("b"), m.group("rest"))
     # "Removes ~1400 lines", "−1400 lines"
     m = re.match(
         rf"^(?:removes|removed|deletes|deleted|drops|cuts|saves|[-−–])\s*(?P<n>~?{_N}\+?)\s*(?:lines|LOC)(?:\s+of\s+code)?$",
@@ -331,59 +382,6 @@ def _clause(text: str) -> str | None:
     if m:
         n = m.group("n")
         return f"减少{'约' if n.startswith('~') else ''} {n.lstrip('~').rstrip('+')} 行代码"
-
-    # "Reduces peak GPU memory by 1.2 GiB", "cuts TTFT by 30%"
-    m = re.match(
-        rf"^(?:reduces|reduced|cuts|lowers|decreases|saves)\s+(?P<metric>.+?)\s+by\s+(?P<v>{_QTY}|{_MULT})(?P<rest>.*)$",
-        t,
-        re.I,
-    )
-    if m:
-        metric = _phrase(m.group("metric"))
-        ctx = _context(m.group("rest"))
-        if metric is None or ctx is None:
-            return None
-        return _sentence(metric, "减少", _qty(m.group("v")), ctx[0], ctx[1], up_to)
-    m = re.match(
-        rf"^(?:improves|increases|boosts|raises|speeds up)\s+(?P<metric>.+?)\s+by\s+(?P<v>{_QTY}|{_MULT})(?P<rest>.*)$",
-        t,
-        re.I,
-    )
-    if m:
-        metric = _phrase(m.group("metric"))
-        ctx = _context(m.group("rest"))
-        if metric is None or ctx is None:
-            return None
-        return _sentence(metric, "提升", _qty(m.group("v")), ctx[0], ctx[1], up_to)
-
-    # "Causes a 12% throughput regression on Llama 3"
-    m = re.match(
-        rf"^(?:causes|caused|introduces|introduced)\s+an?\s+(?P<v>{_PCT})\s+(?P<metric>.+?)\s+regression(?P<rest>.*)$",
-        t,
-        re.I,
-    )
-    if m:
-        metric = _phrase(m.group("metric"))
-        ctx = _context(m.group("rest"))
-        if metric is None or ctx is None:
-            return None
-        return _sentence(metric, "下降", _qty(m.group("v")), ctx[0], ctx[1])
-
-    # "The image is 2.3 GB smaller"
-    m = re.match(
-        rf"^(?P<metric>.+?)\s+(?:is|are)\s+(?P<v>{_QTY}|{_MULT})\s+(?P<dir>smaller|larger|faster|slower|lower|higher)(?P<rest>.*)$",
-        t,
-        re.I,
-    )
-    if m:
-        metric = _phrase(m.group("metric"))
-        ctx = _context(m.group("rest"))
-        if metric is None or ctx is None:
-            return None
-        verb = {"smaller": "减小", "larger": "增大", "faster": "提速", "slower": "变慢", "lower": "降低"}.get(
-            m.group("dir").lower(), "提升"
-        )
-        return _sentence(metric, verb, _qty(m.group("v")), ctx[0], ctx[1])
     return None
 
 

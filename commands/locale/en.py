@@ -84,6 +84,7 @@ STRINGS: dict[str, str] = {
     "digest.risk_breaking": "Breaking changes ({n}): {items}{more}.",
     "digest.risk_dependency": "Dependency upgrades ({n}): {items}.",
     "digest.dependency_files": "{files} changed (no version named)",
+    "digest.tally": "{item} ({prs})",
     "digest.risk_revert": "Reverts ({n}): {items}.",
     "digest.revert_of": "#{number} (merged {merged}) was reverted",
     "digest.risk_large": "Large changes: {n} PRs of at least {lines} lines or {files} files; the largest changes {biggest} lines.",

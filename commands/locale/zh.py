@@ -74,6 +74,7 @@ STRINGS: dict[str, str] = {
     "digest.risk_breaking": "破坏性变更 {n} 个：{items}{more}。",
     "digest.risk_dependency": "依赖升级 {n} 个：{items}。",
     "digest.dependency_files": "{files} 有改动（未写明版本）",
+    "digest.tally": "{item}（{prs}）",
     "digest.risk_revert": "回滚 {n} 个：{items}。",
     "digest.revert_of": "撤销了 {merged} 合并的 #{number}",
     "digest.risk_large": "大规模变更：{n} 个 PR 改动至少 {lines} 行或 {files} 个文件，最大的一个改动了 {biggest} 行。",

@@ -132,7 +132,7 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
         rows = []
         for k in COMPARE_ROWS:
             row = [_count_label(k, lang), str(c[k])] + [str(pc[k]) for pc in stats.previous_counts]
-            rows.append(row + [avg_text(stats.previous_avg(k))] if averaged else row)
+            rows.append([*row, avg_text(stats.previous_avg(k))] if averaged else row)
         blocks.append(Table(columns=columns, rows=rows))
     else:
         blocks.append(Paragraph(text=not_compared(stats, lang)))
@@ -312,6 +312,17 @@ def _dependency_item(s: StoredPR, lang: str) -> str:
     return t(lang, "digest.dependency_files", files=join_list(shown, lang, 2))
 
 
+def _tallied(items: list[str], lang: str) -> list[str]:
+    """Items in order, each once, with how many PRs share it: "torch → 2.7.0 (3 PRs)"."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return [
+        item if n == 1 else t(lang, "digest.tally", item=item, prs=count(n, lang))
+        for item, n in counts.items()
+    ]
+
+
 def _revert_item(s: StoredPR, stats: DigestStats, lang: str) -> str:
     flag = s.cls.flag("revert")
     shown = evidence_items("revert", flag.evidence, lang, s.pr.title) if flag else []
@@ -360,7 +371,7 @@ def _risks(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> l
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in breaking[:RISK_NAMED]]))
     deps = stats.flagged("dependency")
     if deps:
-        named = join_list([_dependency_item(s, lang) for s in deps[:RISK_PRS]], lang, RISK_PRS)
+        named = join_list(_tallied([_dependency_item(s, lang) for s in deps], lang), lang, RISK_PRS)
         more = t(lang, "digest.risk_more", n=len(deps) - RISK_PRS) if len(deps) > RISK_PRS else ""
         text = t(lang, "digest.risk_dependency", n=len(deps), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in deps[:RISK_PRS]]))
