@@ -435,6 +435,11 @@ class PRStore:
         assert lo is not None and hi is not None
         return lo, hi
 
+    def first_merged(self, repo: str) -> datetime | None:
+        """When the cache's first PR of ``repo`` was merged (one index seek, unlike ``merged_range``)."""
+        row = self.db.execute("SELECT min(merged_at) FROM prs WHERE repo = ?", (repo,)).fetchone()
+        return parse_iso(row[0]) if row and row[0] is not None else None
+
     def get(self, repo: str, number: int) -> StoredPR | None:
         cur = self.db.execute(
             f"SELECT {_PR_COLUMNS}, {_CLS_COLUMNS} FROM prs WHERE repo = ? AND number = ?", (repo, number)

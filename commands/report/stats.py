@@ -165,8 +165,8 @@ def gather(
     if modules:
         prs = [s for s in prs if any(m in modules for m in s.cls.modules)]
     key = select_key(prs, profile.key_share, profile.key_min_score)
-    span = store.merged_range(repo)
-    periods, cut = covered_windows(period, span[0] if span else None)
+    first = store.first_merged(repo)
+    periods, cut = covered_windows(period, first)
     previous = windows(store, profile, repo, periods, modules)
     flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)
     days = max(1, round(period.length.total_seconds() / 86400))
@@ -174,7 +174,7 @@ def gather(
         windows=len(previous),
         days=days,
         weekly=days == 7,
-        cache_start=span[0] if (cut and span) else None,
+        cache_start=first if cut else None,
     )
     stats = DigestStats(
         repo=repo,
