@@ -49,7 +49,7 @@ STRINGS: dict[str, str] = {
     "digest.sum_tests.one": "1 lacks test coverage",
     "digest.sum_breaking": "{n} are breaking changes",
     "digest.sum_breaking.one": "1 is a breaking change",
-    "digest.warning_high": "Above {average}: {items} — review these merges closely.",
+    "digest.warning_high": "Above {average}: {items}; review these merges closely.",
     "digest.warning_item": "{what} {now} against {avg}",
     "digest.avg_weeks": "the {n}-week average",
     "digest.avg_weeks.one": "the previous week",

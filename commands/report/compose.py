@@ -100,7 +100,6 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
         tests=tn(lang, "digest.sum_tests", c["missing-tests"]),
         breaking=tn(lang, "digest.sum_breaking", c["breaking"]),
     )
-    blocks: list[Block] = [Paragraph(text=text)]
     above = []
     for kind in SUMMARY_FLAGS:
         kind_avg = stats.previous_avg(kind)
@@ -117,11 +116,10 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
                     average=average,
                 )
             )
-    if above:
+    if above:  # in the same paragraph: it warns about the counts just stated
         items = ("；" if lang == "zh" else "; ").join(above)
-        blocks.append(
-            Paragraph(text=t(lang, "digest.warning_high", average=average_phrase(stats, lang), items=items))
-        )
+        text += gap + t(lang, "digest.warning_high", average=average_phrase(stats, lang), items=items)
+    blocks: list[Block] = [Paragraph(text=text)]
     if stats.compared:
         blocks.append(Heading(text=compare_heading(stats, lang), level=3))
         columns = [t(lang, "digest.col_count"), t(lang, "digest.col_now", unit=unit_word)]
