@@ -22,8 +22,14 @@ class ConfigError(Exception):
 class Settings(BaseSettings):
     """Every knob prdigest reads. ``.env.example`` lists exactly these fields (a test checks)."""
 
+    # An empty value (``PRDIGEST_REPO=`` as `.env.example` ships it) means "the default", in the
+    # environment and in .env alike — not "the empty string".
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+        env_ignore_empty=True,
     )
 
     # cache and defaults

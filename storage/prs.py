@@ -435,6 +435,11 @@ class PRStore:
         assert lo is not None and hi is not None
         return lo, hi
 
+    def first_merged(self, repo: str) -> datetime | None:
+        """When the cache's first PR of ``repo`` was merged (one index seek, unlike ``merged_range``)."""
+        row = self.db.execute("SELECT min(merged_at) FROM prs WHERE repo = ?", (repo,)).fetchone()
+        return parse_iso(row[0]) if row and row[0] is not None else None
+
     def get(self, repo: str, number: int) -> StoredPR | None:
         cur = self.db.execute(
             f"SELECT {_PR_COLUMNS}, {_CLS_COLUMNS} FROM prs WHERE repo = ? AND number = ?", (repo, number)
@@ -523,6 +528,15 @@ class PRStore:
                     if s <= merged < e:
                         out[i].append(item)
         return out
+
+    def profiles_between(self, repo: str, start: datetime, end: datetime) -> dict[tuple[str, str], int]:
+        """How many PRs merged in [start, end) each (profile, version) classified."""
+        rows = self.db.execute(
+            "SELECT profile, profile_version, count(*) FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
+            "GROUP BY profile, profile_version",
+            (repo, iso(start), iso(end)),
+        ).fetchall()
+        return {(str(p), str(v)): int(n) for p, v, n in rows}
 
     def merged_count(self, repo: str, start: datetime, end: datetime) -> int:
         row = self.db.execute(
