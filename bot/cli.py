@@ -1,8 +1,9 @@
 """``prdigest``: the terminal front end.
 
 One subcommand per registered chat command is generated from the registry (same parsing, same
-Reply), plus the edge-only commands ``demo``, ``import``, ``reclassify``, ``sync`` and ``serve``.
-Bad input never shows a traceback: one line on stderr and exit code 2.
+Reply), plus the edge-only commands ``demo``, ``import``, ``reclassify``, ``backup``, ``sync`` and
+``serve``. Bad input never shows a traceback: one line on stderr and exit code 2; a write the cache
+refused (disk full, a lock held past PRDIGEST_LOCK_TIMEOUT) is one line and exit code 1.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def run_command(
     settings = _settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
-    store = PRStore(connect(":memory:")) if name == "help" else _store(path)
+    store = PRStore(connect(":memory:")) if name == "help" else _store(path, settings=settings)
     inv = Invocation(
         command=name,
         args=words,

@@ -1,7 +1,8 @@
 """``prdigest sync``: fill the cache from GitHub's GraphQL API or from a local clone.
 
-Exit codes: 0 done; 1 GitHub, network or git failed, or a rate limit outlasts ``--max-wait``
-(progress is kept; run again later); 2 bad input or configuration (one line on stderr, including
+Exit codes: 0 done; 1 GitHub, network or git failed, a rate limit outlasts ``--max-wait``, or the
+cache could not be written (disk full, another writer past PRDIGEST_LOCK_TIMEOUT; progress is kept;
+run again later); 2 bad input or configuration (one line on stderr, including
 a missing or rejected GITHUB_TOKEN); 130 interrupted (progress is kept). A closing summary line
 (fetched, new, updated, requests used, rate limit remaining) is printed on stdout in every case
 where the sync started.

@@ -13,7 +13,6 @@ disk or an interruption leaves no half-written backup under the name asked for.
 from __future__ import annotations
 
 import os
-import secrets
 import sqlite3
 from contextlib import closing, suppress
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from storage.faults import StoreError, StoreUnavailable, explain
+from storage.faults import StoreError, empty_sibling, explain
 
 
 @dataclass(frozen=True)
@@ -39,15 +38,7 @@ def backup(db: sqlite_utils.Database, target: str | Path) -> BackupResult:
     folder = target.parent
     if not folder.is_dir():
         raise StoreError(f"cannot write backup {target}: directory {folder} does not exist")
-    tmp = folder / f".{target.name}.{secrets.token_hex(6)}.new"
-    try:  # VACUUM INTO accepts an empty file; creating it ourselves gives the OS's own error first
-        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-    except PermissionError:
-        raise StoreError(
-            f"cannot write backup {target}: folder {folder} is not writable for this user (permission denied)"
-        ) from None
-    except OSError as exc:
-        raise StoreUnavailable(f"cannot write backup {target}: {exc.strerror}") from None
+    tmp = empty_sibling(target, f"write backup {target}")  # VACUUM INTO fills an empty file
     try:
         try:
             db.execute("VACUUM INTO ?", [str(tmp)])

@@ -20,7 +20,6 @@ the ``.db`` alone is complete and can be copied.
 from __future__ import annotations
 
 import os
-import secrets
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -35,6 +34,7 @@ from storage.faults import (
     StoreError,
     StoreLocked,
     StoreUnavailable,
+    empty_sibling,
     explain,
     primary_code,
 )
@@ -124,15 +124,7 @@ def _create(path: Path) -> None:
     folder = path.parent
     if not folder.exists():
         raise StoreError(f"cannot create database {path}: directory {folder} does not exist")
-    tmp = folder / f".{path.name}.{secrets.token_hex(6)}.new"
-    try:  # created like SQLite creates files: mode 0666 less the umask
-        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-    except PermissionError:
-        raise StoreError(
-            f"cannot create database {path}: folder {folder} is not writable for this user (permission denied)"
-        ) from None
-    except OSError as exc:
-        raise StoreUnavailable(f"cannot create database {path}: {exc.strerror}") from None
+    tmp = empty_sibling(path, f"create database {path}")
     try:
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:

@@ -18,6 +18,7 @@ Two kinds, because they call for different exit codes:
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import sqlite3
 from pathlib import Path
@@ -69,6 +70,22 @@ class StoreLocked(StoreUnavailable):
     """Another writer held the write lock for longer than the lock timeout."""
 
 
+def empty_sibling(target: Path, doing: str) -> Path:
+    """A new empty file beside ``target`` under a temporary name, created as SQLite creates files
+    (mode 0666 less the umask); ``doing`` ("create database X") starts the message if it fails."""
+    folder = target.parent
+    tmp = folder / f".{target.name}.{secrets.token_hex(6)}.new"
+    try:
+        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+    except PermissionError:
+        raise StoreError(
+            f"cannot {doing}: folder {folder} is not writable for this user (permission denied)"
+        ) from None
+    except OSError as exc:
+        raise StoreUnavailable(f"cannot {doing}: {exc.strerror}") from None
+    return tmp
+
+
 def _size(n: float) -> str:
     for unit in ("bytes", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
@@ -77,21 +94,16 @@ def _size(n: float) -> str:
     return f"{n:.1f} GB"  # pragma: no cover - the loop always returns
 
 
-def _file_size_limit(path: Path) -> int | None:
-    """The process's file-size limit if the cache or its journal has reached it, else None."""
+def _file_size_limit() -> int | None:
+    """The process's file-size limit (``ulimit -f``), if it has one.
+
+    A write refused while such a limit is set almost always hit it (the file that did may be one
+    of SQLite's unnamed temporary files), so it is named as the cause.
+    """
     if resource is None:  # pragma: no cover - Windows
         return None
     soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
-    if soft == resource.RLIM_INFINITY:
-        return None
-    for suffix in ("", "-wal", "-journal"):
-        try:
-            size = os.stat(f"{path}{suffix}").st_size
-        except OSError:
-            continue
-        if size + 65536 >= soft:  # the refused write was at most a page or two past the limit
-            return int(soft)
-    return None
+    return None if soft == resource.RLIM_INFINITY else int(soft)
 
 
 def _free_space(folder: Path) -> int | None:
@@ -102,7 +114,7 @@ def _free_space(folder: Path) -> int | None:
 
 
 def _no_room(path: Path, sqlite_says: str) -> str:
-    limit = _file_size_limit(path)
+    limit = _file_size_limit()
     if limit is not None:
         return f"the file-size limit of this process (ulimit -f: {_size(limit)}) was reached"
     free = _free_space(path.parent)
@@ -137,7 +149,7 @@ def explain(
     says = str(exc)
     code = getattr(exc, "sqlite_errorcode", None) or 0
     primary = primary_code(exc)
-    verb = "write to" if writing else "read"
+    verb = "write to" if writing else "open"
     if primary in (SQLITE_BUSY, SQLITE_LOCKED):
         return StoreLocked(
             f"database {name} is locked by another writer; {_INTACT}: run the command again when it has finished"
