@@ -123,7 +123,7 @@ def run_command(
         command=name,
         args=words,
         options=options or {},
-        repo=settings.prdigest_repo,
+        repo=settings.default_repo,
         lang=(lang or settings.prdigest_lang),  # type: ignore[arg-type]
         timezone=settings.prdigest_timezone,
         now=now or datetime.now(UTC),

@@ -44,6 +44,9 @@ class Invocation:
     platform: str = "cli"
     user: str | None = None
     is_admin: bool = False
+    # Which repositories this invocation may act on: None (the CLI) any; chat front ends pass
+    # PRDIGEST_REPO, and an empty tuple means "only those already in the cache".
+    allowed_repos: tuple[str, ...] | None = None
 
 
 class PRRef(BaseModel):

@@ -32,7 +32,7 @@ from commands.registry import Context, command
     examples=("pr 42121", "pr https://github.com/vllm-project/vllm/pull/42121"),
 )
 def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
-    repo = number.repo or ctx.resolve_repo(inv, cached=False)
+    repo = ctx.resolve_repo(inv, number.repo, cached=False)
     lang = inv.lang
     item = ctx.store.get(repo, number.number)
     if item is None:

@@ -171,6 +171,8 @@ STRINGS: dict[str, str] = {
     "error.calendar": "{word} reaches beyond the calendar (years 1–9999)",
     "error.repo_not_cached_empty": "the cache holds no PRs of {repo}: run `prdigest sync --repo {repo}` first",
     "error.repo_not_cached": "the cache holds no PRs of {repo}; it holds {repos} (`prdigest sync --repo {repo}` fetches it)",
+    "error.several_repos_chat": "the cache holds several repositories ({repos}); ask whoever runs the bot to set PRDIGEST_REPO",
+    "error.repo_not_served": "{repo} is not a repository this bot answers for (it answers for: {repos})",
     "error.admin_only": "{name} is for workspace admins only",
     "error.iso_week": "{week} is not an ISO week ({year} has weeks 1–{weeks})",
     "error.range_invalid": "{word} is not a valid date range ({reason})",
@@ -180,6 +182,9 @@ STRINGS: dict[str, str] = {
     # answers the edges add (on-demand GitHub lookups)
     "pr.fetch_failed": "PR #{number} is not cached and fetching it from GitHub failed: {reason}",
     "pr.no_such": "{repo} has no merged PR #{number}",
+    "pr.fetch_timeout": "GitHub did not answer within {seconds} s",
+    "pr.fetch_limited": "PR #{number} is not cached, and on-demand fetches are limited: try again in {wait} s or ask for a `prdigest sync`",
+    "pr.fetch_busy": "PR #{number} is not cached, and too many fetches are waiting for GitHub: try again in a minute",
     # chat: fixed texts around the answers
     "chat.thread_pointer_one": "The details follow in this message's thread (1 reply).",
     "chat.thread_pointer": "The details follow in this message's thread ({n} replies).",
