@@ -7,13 +7,16 @@ the loopback fake of Slack for the Web API and the response_urls); this process 
 
 * **burst during a write** — ``--burst`` signed slash commands sent at the same moment (one
   asyncio client, all five commands round robin) while ``prdigest reclassify`` rewrites every
-  row of the same cache (a different profile): each request's acknowledgement time (Slack wants
-  it within 3 s) and the time until its answer reached the response_url, median and worst;
+  row of the same cache, run after run (the profile alternating) until the last answer is in:
+  each request's acknowledgement time (Slack wants it within 3 s) and the time until its answer
+  reached the response_url, median and worst;
 * **slow headers** — N connections that send half a request head and stop (held open from this
   process), then 20 ``/healthz`` requests and 5 signed commands, one after another: median and
   worst round trip, and what ``/healthz`` reports about connections (cap, evicted).
 
-Not a test: nothing asserts; it prints figures. The machine is shared, so quote medians.
+``BENCH_SERVER_SOURCE=/path/to/other/checkout`` runs the server and the writer from that code
+instead (for a before/after comparison). Not a test: nothing asserts; it prints figures. The
+machine is shared, so quote medians.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import shutil
 import socket
 import sqlite3
@@ -28,8 +32,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -60,6 +66,8 @@ def free_port() -> int:
 
 def env_for(slack: FakeSlack, db: Path, port: int, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "GITHUB_", "SLACK_"))}
+    if os.environ.get("BENCH_SERVER_SOURCE"):  # another checkout's code, e.g. the code before a change
+        env["PYTHONPATH"] = os.environ["BENCH_SERVER_SOURCE"]
     env.update(
         SLACK_BOT_TOKEN=BOT_TOKEN,
         SLACK_SIGNING_SECRET=SIGNING_SECRET,
@@ -72,9 +80,22 @@ def env_for(slack: FakeSlack, db: Path, port: int, **extra: str) -> dict[str, st
     return env
 
 
-def start_server(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
+def start_server(
+    env: dict[str, str], port: int, log: Path, nofile: int | None = None
+) -> subprocess.Popen[bytes]:
+    """``prdigest serve`` on 127.0.0.1:port; ``nofile`` lowers its open-file limit (a small VM)."""
+
+    def limit() -> None:
+        if nofile:
+            _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, hard))
+
     proc = subprocess.Popen(
-        [str(EXE), "serve", "--host", "127.0.0.1"], env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb")
+        [str(EXE), "serve", "--host", "127.0.0.1"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("wb"),
+        preexec_fn=limit,
     )
     for _ in range(300):
         try:
@@ -118,75 +139,142 @@ async def burst(url: str, slack: FakeSlack, size: int) -> tuple[list[float], lis
     return acks, answers, failed
 
 
+class Writer:
+    """``prdigest reclassify`` over the whole cache, again and again (the profile alternating, so
+    every run rewrites every row) until stopped: the burst runs beside a write from start to end."""
+
+    def __init__(self, db: Path, env: dict[str, str]) -> None:
+        self.db, self.env = db, env
+        self.runs: list[tuple[float, float, int]] = []  # (start, end, exit code)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        profiles = ["generic", "vllm"]
+        while not self._stop.is_set():
+            env = {**self.env, "PRDIGEST_PROFILE": profiles[len(self.runs) % 2]}
+            started = time.monotonic()
+            done = subprocess.run(
+                [str(EXE), "reclassify", "--db", str(self.db), "--workers", "1"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
+            self.runs.append((started, time.monotonic(), done.returncode))
+
+    def __enter__(self) -> Writer:
+        self._thread.start()
+        time.sleep(0.5)  # the first run has begun writing
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(600)
+
+
 def burst_during_write(tmp: Path, slack: FakeSlack, db: Path, size: int) -> None:
     work = tmp / "burst.db"
     shutil.copy(db, work)
     port = free_port()
     log = tmp / "serve-burst.log"
-    server = start_server(env_for(slack, work, port), port, log)
+    env = env_for(slack, work, port)
+    server = start_server(env, port, log)
     try:
-        writer = subprocess.Popen(
-            [str(EXE), "reclassify", "--db", str(work), "--workers", "1"],
-            env={**env_for(slack, work, port), "PRDIGEST_PROFILE": "generic"},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        time.sleep(0.3)  # the writer has opened its transaction
-        writing = writer.poll() is None
-        acks, answers, failed = asyncio.run(burst(f"http://127.0.0.1:{port}/slack/events", slack, size))
-        still = writer.poll() is None
-        _, err = writer.communicate(timeout=300)
+        with Writer(work, env) as writer:
+            began = time.monotonic()
+            acks, answers, failed = asyncio.run(burst(f"http://127.0.0.1:{port}/slack/events", slack, size))
+            ended = time.monotonic()
     finally:
         server.terminate()
         server.wait(30)
+    covered = any(start <= began for start, _, _ in writer.runs) and writer.runs[-1][1] >= ended
+    codes = sorted({code for _, _, code in writer.runs})
     within = sum(1 for a in acks if a <= 3.0)
     print(
-        f"burst of {size} signed commands during `reclassify` (writing at start: {writing}, "
-        f"still writing after the acks: {still}, writer exit {writer.returncode}{' ' + err.decode()[-200:] if writer.returncode else ''}):"
+        f"burst of {size} signed commands while `reclassify` rewrote every row "
+        f"({len(writer.runs)} runs back to back, exit codes {codes}, writing from the first request to "
+        f"the last answer: {covered}):"
     )
     print(
-        f"  acknowledged within 3 s: {within}/{size} (non-200: {failed}); ack median {ms(statistics.median(acks))}, "
-        f"worst {ms(max(acks))}"
+        f"  acknowledged within 3 s: {within}/{size} (non-200: {failed}); ack median "
+        f"{ms(statistics.median(acks))}, worst {ms(max(acks))}"
     )
     print(f"  answer median {ms(statistics.median(answers))}, worst {ms(max(answers))}")
 
 
-def slow_header_figures(tmp: Path, slack: FakeSlack, db: Path, counts: list[int]) -> None:
+def _timed(call: Callable[[], object]) -> float | None:
+    """Seconds ``call`` took, or None when it failed or timed out (no answer)."""
+    started = time.perf_counter()
+    try:
+        call()
+    except httpx.HTTPError:
+        return None
+    return time.perf_counter() - started
+
+
+def _summary(times: list[float | None]) -> str:
+    done = [t for t in times if t is not None]
+    if not done:
+        return f"no answer ({len(times)} tries, {TIMEOUT:.0f} s each)"
+    lost = f", {len(times) - len(done)} unanswered" if len(done) < len(times) else ""
+    return f"median {ms(statistics.median(done))}, worst {ms(max(done))}{lost}"
+
+
+TIMEOUT = 10.0
+
+
+def open_slow(port: int, count: int) -> list[socket.socket]:
+    """Up to ``count`` slow-header connections; stops at the first that the server does not
+    accept within 2 s (its backlog full: the server is no longer accepting)."""
+    socks: list[socket.socket] = []
+    for _ in range(count):
+        try:
+            socks += slow_headers(port, 1, timeout=2.0)
+        except OSError:
+            break
+    return socks
+
+
+def slow_header_figures(
+    tmp: Path, slack: FakeSlack, db: Path, counts: list[int], nofile: int | None = None
+) -> None:
     port = free_port()
     log = tmp / "serve-slow.log"
-    server = start_server(env_for(slack, db, port), port, log)
+    server = start_server(env_for(slack, db, port), port, log, nofile)
+    url = f"http://127.0.0.1:{port}"
     try:
-        print("slow-header connections held open · /healthz ×20 and a signed /risks ×5, one at a time:")
+        limit = f" (server's open-file limit {nofile})" if nofile else ""
+        print(f"slow-header connections opened{limit} · /healthz ×20 and a signed /risks ×5, one at a time:")
         for count in counts:
-            socks = slow_headers(port, count) if count else []
+            socks = open_slow(port, count)
+            state: dict[str, object] = {}
             try:
-                health_times, command_times = [], []
-                state: dict[str, object] = {}
-                with httpx.Client(timeout=60) as client:
-                    for _ in range(20):
-                        started = time.perf_counter()
-                        resp = client.get(f"http://127.0.0.1:{port}/healthz")
-                        health_times.append(time.perf_counter() - started)
-                        state = resp.json()["http"]
-                    for _ in range(5):
+                with httpx.Client(timeout=TIMEOUT) as client:
+
+                    def health(state: dict[str, object] = state) -> None:
+                        state.update(client.get(f"{url}/healthz").json().get("http", {}))
+
+                    def command() -> None:
                         key = uuid.uuid4().hex
                         body = slash_body("/risks", f"core-path {DEMO_LATEST_WEEK}", slack.response_url(key))
-                        started = time.perf_counter()
-                        client.post(
-                            f"http://127.0.0.1:{port}/slack/events",
-                            content=body,
-                            headers=signed_headers(body),
-                        )
-                        command_times.append(time.perf_counter() - started)
+                        client.post(f"{url}/slack/events", content=body, headers=signed_headers(body))
+
+                    health_times = [_timed(health) for _ in range(20)]
+                    command_times = [_timed(command) for _ in range(5 if health_times[-1] is not None else 1)]
             finally:
                 close_all(socks)
-            print(
-                f"  {count:>5} open: /healthz median {ms(statistics.median(health_times))}, worst "
-                f"{ms(max(health_times))}; command ack median {ms(statistics.median(command_times))}, "
-                f"worst {ms(max(command_times))}; server: {state.get('connections')} connections, "
-                f"cap {state.get('connection_cap')}, evicted {state.get('evicted')}"
+            server_side = (
+                f"; server: {state.get('connections')} connections, cap {state.get('connection_cap')}, "
+                f"evicted {state.get('evicted')}"
+                if state
+                else ""
             )
-            time.sleep(0.5)
+            print(
+                f"  {len(socks):>5}/{count} opened: /healthz {_summary(health_times)}; command ack "
+                f"{_summary(command_times)}{server_side}"
+            )
+            time.sleep(1.0)
     finally:
         server.terminate()
         server.wait(30)
@@ -197,6 +285,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--burst", type=int, default=200)
     parser.add_argument("--slow", default="0,1000,5000", help="slow-header connection counts")
     parser.add_argument("--extra-weeks", type=int, default=10, help="weeks of 1,000 generated PRs added")
+    parser.add_argument("--server-nofile", type=int, default=None, help="the server's open-file limit")
+    parser.add_argument("--no-burst", action="store_true", help="only the slow-header figures")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp_name, FakeSlack() as slack:
         tmp = Path(tmp_name)
@@ -230,8 +320,11 @@ def main(argv: list[str] | None = None) -> None:
         with sqlite3.connect(db) as conn:
             total = conn.execute("SELECT count(*) FROM prs").fetchone()[0]
         print(f"cache: {total} PRs; prdigest serve as its own process on 127.0.0.1")
-        burst_during_write(tmp, slack, db, args.burst)
-        slow_header_figures(tmp, slack, db, [int(c) for c in args.slow.split(",") if c.strip()])
+        if not args.no_burst:
+            burst_during_write(tmp, slack, db, args.burst)
+        counts = [int(c) for c in args.slow.split(",") if c.strip()]
+        if counts:
+            slow_header_figures(tmp, slack, db, counts, args.server_nofile)
 
 
 if __name__ == "__main__":

@@ -67,3 +67,12 @@ class FetchLimiter:
             for name in [u for u, s in self._users.items() if not s]:  # forget idle users
                 del self._users[name]
             return 0.0
+
+    def refund(self, user: str | None) -> None:
+        """Give back the fetch ``take`` just counted (it never reached GitHub)."""
+        with self._lock:
+            mine = self._users.get(user or "?")
+            if mine:
+                stamp = mine.pop()
+                if stamp in self._all:
+                    self._all.remove(stamp)

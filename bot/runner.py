@@ -175,7 +175,8 @@ class CommandRunner:
             return reply
         settings = self.settings
         missing = reply.not_cached
-        if inv.platform != "cli" and self.settings.github_token is not None:
+        limited = inv.platform != "cli" and self.settings.github_token is not None
+        if limited:
             wait = self.limiter.take(inv.user)
             if wait:
                 text = t(inv.lang, "pr.fetch_limited", number=missing.number, wait=round(wait))
@@ -188,6 +189,8 @@ class CommandRunner:
             # shield: at the deadline the user is answered; the thread ends with its own timeouts
             fetched = await asyncio.wait_for(asyncio.shield(job), self.fetch_limits.deadline)
         except LaneFull:
+            if limited:
+                self.limiter.refund(inv.user)
             return self._refusal(reply, t(inv.lang, "pr.fetch_busy", number=missing.number))
         except TimeoutError:
             reason = t(inv.lang, "pr.fetch_timeout", seconds=round(self.fetch_limits.deadline))

@@ -66,13 +66,13 @@ class HangingServer:
         self._thread.join(5)
 
 
-def slow_headers(port: int, count: int, path: str = "/healthz") -> list[socket.socket]:
+def slow_headers(port: int, count: int, path: str = "/healthz", timeout: float = 10) -> list[socket.socket]:
     """``count`` connections to 127.0.0.1:port, each having sent an unfinished request head."""
     socks = []
     head = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".encode()
     try:
         for _ in range(count):
-            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
             s.sendall(head)
             socks.append(s)
     except BaseException:

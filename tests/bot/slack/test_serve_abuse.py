@@ -208,11 +208,11 @@ class _Connects:
     """Records every socket.connect the interpreter makes while ``on`` (an audit hook; it cannot
     be removed, so it only records between ``with`` blocks' entry and exit)."""
 
-    events: ClassVar[list[object]] = []
+    events: ClassVar[list[tuple[str, object]]] = []
     on: ClassVar[bool] = False
     installed: ClassVar[bool] = False
 
-    def __enter__(self) -> list[object]:
+    def __enter__(self) -> list[tuple[str, object]]:
         if not _Connects.installed:
             sys.addaudithook(_Connects._hook)
             _Connects.installed = True
@@ -229,7 +229,7 @@ class _Connects:
             _Connects.events.append((event, args[1:]))
 
 
-def test_serve_refuses_a_plain_http_slack_url_before_connecting(demo_db: Path) -> None:
+def test_serve_refuses_a_plain_http_slack_url_before_connecting(demo_db: Path, slack: FakeSlack) -> None:
     """Defect 7: `http://` to a host that is not loopback was accepted and the bot token would
     have travelled in clear. Now `prdigest serve` stops with one line, having made no connection
     and no name lookup (recorded by an audit hook around the same start-up path)."""
@@ -249,6 +249,10 @@ def test_serve_refuses_a_plain_http_slack_url_before_connecting(demo_db: Path) -
         settings = load_settings(_env_file=None, **{k.lower(): v for k, v in env.items()})
         build_host(settings, db=demo_db, host="127.0.0.1", port=0)
     assert connects == []
+    # the hook does see connections: the same start-up with the loopback fake's URL checks the token
+    with _Connects() as connects, RunningApp(slack_settings(slack), demo_db):
+        pass
+    assert any(event == "socket.connect" for event, _ in connects)
 
 
 # -- point 8: slow connections -------------------------------------------------------------------
