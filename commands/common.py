@@ -6,7 +6,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from classify.models import FLAG_KINDS
+from classify.models import FLAG_KINDS, ScorePart
 from commands.locale import flag_label, t
 from commands.model import PRRef, UsageError
 from storage.prs import StoredPR
@@ -45,10 +45,30 @@ def key_numbers(scored: Iterable[tuple[int, float, int]], share: float, min_scor
     return [r[0] for r in eligible[:n]]
 
 
+def _triples(items: Iterable[StoredPR]) -> list[tuple[int, float, int]]:
+    return [(s.pr.number, s.cls.score, s.pr.additions + s.pr.deletions) for s in items]
+
+
 def select_key(items: Sequence[StoredPR], share: float, min_score: float = 0.0) -> set[int]:
     """The period's key PRs (see ``key_numbers``)."""
-    triples = ((s.pr.number, s.cls.score, s.pr.additions + s.pr.deletions) for s in items)
-    return set(key_numbers(triples, share, min_score))
+    return set(key_numbers(_triples(items), share, min_score))
+
+
+def ranked_numbers(items: Iterable[StoredPR]) -> list[int]:
+    """Every PR of a period in the order key PRs are picked: score, then size, then number."""
+    return [r[0] for r in sorted(_triples(items), key=lambda r: (-r[1], -r[2], r[0]))]
+
+
+def with_period_parts(item: StoredPR, parts: Sequence[ScorePart]) -> StoredPR:
+    """The PR as its period sees it: score parts that only the period can tell (e.g. being part
+    of one of its storylines) added to the score and its breakdown."""
+    if not parts:
+        return item
+    points = sum(p.points for p in parts)
+    cls = item.cls.model_copy(
+        update={"score": round(item.cls.score + points, 2), "breakdown": [*item.cls.breakdown, *parts]}
+    )
+    return StoredPR(pr=item.pr, cls=cls)
 
 
 def parse_pr_number(word: str) -> tuple[int, str | None]:

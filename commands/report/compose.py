@@ -11,7 +11,7 @@ from commands.locale import flag_label, t
 from commands.model import Block, Bullet, BulletList, Facts, Heading, Paragraph, PRItem, Reply, Table
 from commands.report.recommend import LabelFn, recommendations, top_modules
 from commands.report.stats import DigestStats, rank_key
-from commands.report.themes import Theme, clean_title, find_themes
+from commands.report.themes import Theme, clean_title
 from commands.report.trends import MAX_ROWS, module_trends, movers
 from storage.prs import StoredPR
 
@@ -57,7 +57,7 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
         text += gap + t(
             lang,
             "digest.summary_themes",
-            themes=sep.join(th.title if th.kind == "burst" else label(th.key) for th in themes[:5]),
+            themes=sep.join(th.label(lang) for th in themes[:5]),
         )
     text += gap + t(
         lang, "digest.summary_risks", core=c["core-path"], tests=c["missing-tests"], breaking=c["breaking"]
@@ -102,14 +102,12 @@ def _count_label(kind: str, lang: str) -> str:
 
 
 def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
+    """Each storyline: its name, its computed sentence, then its leading PRs."""
     blocks: list[Block] = []
     for i, th in enumerate(themes, 1):
-        name = (
-            t(lang, "digest.theme_burst", topic=th.title, n=len(th.prs))
-            if th.kind == "burst"
-            else t(lang, "digest.theme_module", module=label(th.key), n=len(th.prs))
-        )
-        blocks.append(Heading(text=f"{i}. {name}", level=3))
+        blocks.append(Heading(text=f"{i}. {th.label(lang)}", level=3))
+        if th.summary:
+            blocks.append(Paragraph(text=th.summary.get(lang) or th.summary["en"]))
         items = [_entry(s, stats, lang) for s in th.prs[:5]]
         if len(th.prs) > 5:
             items.append(Bullet(text=t(lang, "digest.theme_more", n=len(th.prs) - 5)))
@@ -140,7 +138,7 @@ def _trends(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
         )
     for th in themes:
         if th.kind == "burst":
-            lines.append(t(lang, "digest.theme_burst", topic=th.title, n=len(th.prs)))
+            lines.append(t(lang, "digest.theme_burst", topic=th.label(lang), n=len(th.prs)))
     blocks.append(
         BulletList(items=[Bullet(text=line) for line in lines])
         if lines
@@ -230,7 +228,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     title = t(lang, "digest.title", repo=stats.repo, period=stats.period.label)
     if stats.modules_filter:
         title += " · " + ", ".join(label(m) for m in stats.modules_filter)
-    themes = find_themes(stats, catch_all=(profile.catch_all_module,))
+    themes = stats.themes
     recs = recommendations(stats, themes, label, lang)
     sections: list[tuple[str, list[Block]]] = [
         ("digest.summary", _summary(stats, themes, label, lang)),
@@ -257,10 +255,15 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         "previous": [{"period": w.period.as_dict(), "counts": w.counts} for w in stats.previous],
         "themes": [
             {
-                "title": th.title,
+                "title": th.label(lang),
+                "name": dict(th.name),
                 "kind": th.kind,
-                "module": th.key if th.kind == "module" else None,
-                "prs": [s.pr.number for s in th.prs],
+                "key": th.key,
+                "module": th.module,
+                "prs": th.numbers,
+                "lead": list(th.lead),
+                "summary": dict(th.summary),
+                "evidence": list(th.evidence),
             }
             for th in themes
         ],

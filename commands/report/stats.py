@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from classify.models import FLAG_KINDS
 from classify.rules import Profile
-from commands.common import key_numbers, select_key
+from commands.common import key_numbers, select_key, with_period_parts
 from commands.period import Period
+from commands.report.themes import Theme, describe, find_themes, rebind, theme_parts
 from storage.prs import PRStore, StoredPR
 
 COMPARE_WEEKS = 4
@@ -39,6 +41,8 @@ class DigestStats:
     key: set[int]
     previous: list[Window]
     modules_filter: tuple[str, ...] = ()
+    themes: list[Theme] = field(default_factory=list)
+    """the period's storylines (``commands.report.themes``), each with its computed sentence"""
     counts: dict[str, int] = field(default_factory=dict)
     _flagged: dict[str, list[StoredPR]] | None = field(default=None, repr=False)
 
@@ -103,12 +107,26 @@ def windows(
 def gather(
     store: PRStore, profile: Profile, repo: str, period: Period, modules: tuple[str, ...] = ()
 ) -> DigestStats:
+    """The period's PRs, storylines, key PRs and comparison windows.
+
+    Storylines come first because they are part of the key-PR score: a PR that belongs to one of
+    the period's themes earns the profile's ``[score] theme`` points (shown in its breakdown), and
+    the PRs carry that period score from here on.
+    """
     prs = store.merged_between(repo, period.start, period.end)
     if modules:
         prs = [s for s in prs if any(m in modules for m in s.cls.modules)]
-    key = select_key(prs, profile.key_share, profile.key_min_score)
     previous = windows(store, profile, repo, period.previous(COMPARE_WEEKS), modules)
+    paths = store.paths(repo, [s.pr.number for s in prs])
+    found = find_themes(prs, profile, [w.titles for w in previous], paths)
+    parts = theme_parts(found, profile)
+    prs = [with_period_parts(s, [parts[s.pr.number]] if s.pr.number in parts else []) for s in prs]
+    key = select_key(prs, profile.key_share, profile.key_min_score)
+    weekly = period.length == timedelta(days=7)
+    themes = describe(rebind(found, prs), key, profile, weekly=weekly)
     flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)
-    stats = DigestStats(repo=repo, period=period, prs=prs, key=key, previous=previous, modules_filter=modules)
+    stats = DigestStats(
+        repo=repo, period=period, prs=prs, key=key, previous=previous, modules_filter=modules, themes=themes
+    )
     stats.counts = _counts(len(prs), len(key), dict(flags))
     return stats

@@ -1,49 +1,115 @@
-"""Group the period's notable PRs into themes.
+"""Storyline themes: the stories of a period, found in what its PRs share.
 
-Two kinds of theme, as in the hand-written report:
-- a *burst*: a word that suddenly appears in several titles (four "AutoWeightsLoader"
-  migrations in one week, none before) becomes a theme of its own;
-- a *module* theme: the remaining PRs grouped by module, heaviest (by key-PR score) first.
+A theme is what a reader would call a story of the week — an initiative (a migration series, a
+refactor in N parts), a platform's push (CPU, ROCm), a subsystem's arc (speculative decoding,
+KV transfer, tool parsers) — not a bucket of everything that touched a module or a file type.
+
+How they are found, every step from the period's own data:
+
+1. **Topics.** Each PR contributes the things it could share with others: its title tags and
+   conventional-commit scopes (kind tags such as ``[Bugfix]`` or ``[CI]`` say what kind of change
+   it is, not what it is about, and are left out; a tag or title keyword the profile knows names
+   that module), its title words and two-word phrases, and — when the changed files are known —
+   each file and each directory below the top level.
+2. **Candidates.** A topic shared by at least ``MIN_PRS`` PRs, and by at most ``MAX_SHARE`` of
+   the period's PRs (a topic in a third of all titles is a bucket, not a story).
+3. **Strength.** The sum over its PRs of their weight (1 + a third of a positive key-PR score),
+   times how much the kind of topic is trusted (an author's tag more than a shared directory),
+   times its novelty: how much more often its words appear now than in the earlier windows.
+4. **Greedy cover.** The strongest candidate becomes a theme; every other topic that lies mostly
+   inside it (``ABSORB``: two thirds of its PRs) joins it — ``[EM]`` pulls in the titles saying
+   "ellpack", the PRs sharing ``src/data/cat_container.h`` pull in each other — as long as the
+   theme stays focused (at most ``GROWTH`` times the PRs it started with). Its PRs leave the pool
+   (a PR is in at most one theme) and the next strongest remaining candidate follows, up to
+   ``MAX_THEMES``.
+5. **Name.** The tag, module or words that cover most of the theme, as written; a short tag is
+   spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
+   Memory"); a series whose titles mostly start with the same action says so ("AutoWeightsLoader
+   migration"). The profile's module labels give the Chinese name of module themes.
+6. **Sentence.** ``describe`` adds, once the key PRs are known, one computed sentence per
+   language: how many PRs, of which kinds, which lead, and how that compares with before.
 """
 
 from __future__ import annotations
 
-import re
+import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
-from classify.titles import parse_title
-from commands.report.stats import DigestStats, rank_key
+from classify.engine import is_bot
+from classify.models import ScorePart
+from classify.rules import Profile
+from classify.titles import norm, parse_title, split_tag
+from classify.topics import abbreviates, display_case, leading_verb, title_terms
+from commands.locale import t
 from storage.prs import StoredPR
 
 MAX_THEMES = 7
-MAX_BURSTS = 3
+NOT_STORIES = frozenset({"infra", "language"})
+MIN_PRS = 3
+MAX_SHARE = 0.3
+ABSORB = 3 / 4
+ABSORBED = frozenset({"tag", "name", "phrase"})
+FILE_JOINED = frozenset({"name", "phrase", "word"})
+SPECIFIC_FILE_SHARE = 0.1
+AT_HOME = 0.5
+SHARED_FILES = 2 / 3
 MIN_BURST_PRS = 4
-PRS_PER_THEME = 5
-
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")
-_NAME_LIKE = re.compile(r"[A-Za-z].*[A-Z]|\d|[-_.+]")
-STOPWORDS = frozenset(
-    """
-    a an the and or of to in on for with from by at as is are be into via per not no fix fixes fixed
-    add adds added support supports update updates updated remove removes removed use uses bump
-    upgrade improve improves refactor refactors clean cleanup make makes allow allows enable enables
-    disable disables handle move moves rename renames revert reverts when if that this test tests
-    testing bugfix bug misc doc docs ci build core model models kernel frontend perf feature feat
-    chore new more default option options config issue error errors case cases path paths after
-    before only also re-enable re-land reland follow-up followup multi-node non-blocking pre-commit
-    """.split()
-)
+BURSTING = frozenset({"tag", "name", "phrase"})  # a plain word bursting is often chance
+BURST = 2.0
+MAX_BURSTS = 3
+TAKEN = 0.5
+GROWTH = 2.0
+LEAD_PRS = 3
+ACTION_SHARE = 0.6
+# how far each kind of topic is trusted to be a story (a tag is the author's own word for it)
+TRUST = {"tag": 1.0, "module": 0.9, "name": 0.8, "phrase": 0.8, "word": 0.45, "file": 0.5, "dir": 0.4}
+# what a title's leading verb makes of a series: "Migrate X to Y" ×5 is a migration
+ACTIONS = ("migrate", "port", "tune", "deprecate", "remove", "refactor", "optimize", "fix")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Theme:
-    title: str
-    kind: str  # "burst" or "module"
+    """One storyline of a period, ready to render.
+
+    ``name`` and ``summary`` hold the same text in every language the locale has ("en", "zh");
+    ``summary`` is empty until ``describe`` has seen the period's key PRs.
+    """
+
+    key: str
+    """what seeded it, stable across runs: ``tag:em``, ``module:rocm``, ``word:autoweightsloader``,
+    ``file:src/data/cat_container.h``"""
+    kind: str
+    """``burst`` (new against the earlier windows), ``series`` (a tag or a numbered series),
+    ``module`` (a profile module), ``topic`` (shared words) or ``area`` (shared files)"""
+    name: Mapping[str, str]
     prs: list[StoredPR]
-    key: str  # the burst word or the module name
+    """every PR of the story, key PRs first, then by score"""
+    module: str | None = None
+    """the profile module it is, when it is one"""
+    before: float | None = None
+    """PRs a window that the naming topic had in the earlier windows (None: no history)"""
+    compared: int = 0
+    """how many earlier windows ``before`` averages over"""
+    evidence: tuple[str, ...] = ()
+    """what joined the PRs, e.g. ``tag [EM]``, ``words "ellpack"``, ``file src/data/cat.h``"""
+    summary: Mapping[str, str] = field(default_factory=dict)
+    lead: tuple[int, ...] = ()
+    """the PRs the summary names"""
+    strength: float = 0.0
+    """how strongly the period tells this story (what ranked it): its PRs' weights × trust × rarity"""
+
+    @property
+    def title(self) -> str:
+        return self.name.get("en", self.key)
+
+    def label(self, lang: str) -> str:
+        return self.name.get(lang) or self.title
+
+    @property
+    def numbers(self) -> list[int]:
+        return [s.pr.number for s in self.prs]
 
 
 def clean_title(title: str) -> str:
@@ -51,145 +117,535 @@ def clean_title(title: str) -> str:
     return parse_title(title).text or title.strip()
 
 
-def stem(word: str) -> str:
-    """Fold plurals so "kernels" counts with "kernel" (a new spelling is not a new topic)."""
-    w = word.lower()
-    if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
-        return w[:-1]
-    return w
+# -- topics --------------------------------------------------------------------------------------------
 
 
-_BRACKETS = re.compile(r"\[[^\]]{0,60}\]|\(#\d+\)")
-_PREFIX = re.compile(r"^\s*[A-Za-z]+(?:\([^)]{0,40}\))?!?:\s")
+@dataclass(eq=False)
+class _Topic:
+    key: str
+    source: str  # tag | module | name | phrase | word | file | dir
+    forms: Counter[str] = field(default_factory=Counter)
+    members: set[int] = field(default_factory=set)
+    weight: dict[int, float] = field(default_factory=dict)
+    """how much each PR is about it: 1 for a title's first tag, less for what it mentions in passing"""
+
+    @property
+    def text(self) -> str:
+        return self.forms.most_common(1)[0][0] if self.forms else self.key.split(":", 1)[1]
 
 
-def _topic_text(title: str) -> str:
-    """The title without [tags], a conventional-commit prefix or (#123) — a cheap cut of
-    ``clean_title`` for word statistics, which run over thousands of titles per digest."""
-    return _PREFIX.sub("", _BRACKETS.sub(" ", title).strip())
+class _Vocabulary:
+    """What the profile says about title words: kind words (dropped) and module words (named)."""
+
+    def __init__(self, profile: Profile) -> None:
+        c = profile.compiled
+        self.profile = profile
+        self.kind_tags = set(c.kind_tags) | set(c.kind_prefixes) | set(c.breaking_tags)
+        self.module_tags = c.module_tags
+        # infrastructure (CI, docs, tests) and language buckets (Python, C++) are not stories
+        self.skip = {name for name, m in profile.modules.items() if m.group in NOT_STORIES}
+        self.skip.add(profile.catch_all_module)
+        self._cache: dict[str, tuple[bool, tuple[str, ...]]] = {}
+
+    def word(self, key: str) -> tuple[bool, tuple[str, ...]]:
+        """(is a kind word, modules it is a keyword of) for a stemmed word or phrase."""
+        hit = self._cache.get(key)
+        if hit is None:
+            owners = self.profile.compiled.keywords.find(key)
+            kind = any(o.startswith("k:") for o in owners) and " " not in key
+            modules = tuple(o[2:] for o in owners if o.startswith("m:") and o[2:] not in self.skip)
+            hit = self._cache[key] = (kind, modules)
+        return hit
+
+    def tags(self, title: str) -> Iterable[tuple[str, str, str]]:
+        """(source, key, as written) for each topic tag of a title: a module's tag names the module."""
+        parsed = parse_title(title)
+        for tag in (*parsed.tags, *parsed.scopes):
+            whole = norm(tag)
+            parts = [tag] if whole in self.module_tags or whole in self.kind_tags else split_tag(tag)
+            for part in parts:
+                k = norm(part)
+                module = self.module_tags.get(k)
+                if module is not None:  # a module's tag names it, even when a kind uses the word too
+                    if module not in self.skip:
+                        yield "module", module, self.profile.module_label(module, "en")
+                elif k and k not in self.kind_tags and not any(norm(w) in self.kind_tags for w in part.split()):
+                    if len(k) >= 2 and not k.isdigit():
+                        yield "tag", k, part
 
 
-@lru_cache(maxsize=32_768)
-def title_terms(title: str) -> tuple[tuple[str, bool], ...]:
-    """The title's topic words (stemmed, no stopwords, first occurrence first), each with whether
-    it reads as a name here: AutoWeightsLoader, MXFP4, Kimi-VL, or a capitalised word mid-title —
-    rather than an ordinary English word that happens to recur ("caching", "unify").
-
-    Cached: a long-running bot computes the same weeks' titles digest after digest.
-    """
-    terms: dict[str, bool] = {}
-    for i, w in enumerate(_WORD.findall(_topic_text(title))):
-        if len(w) < 4:
-            continue
-        term = stem(w)
-        if term in STOPWORDS:
-            continue
-        named = terms.get(term, False) or bool(_NAME_LIKE.search(w)) or (i > 0 and w[0].isupper())
-        terms[term] = named
-    return tuple(terms.items())
+def _dirs(path: str) -> list[str]:
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[:i]) for i in range(2, len(parts) + 1)]
 
 
-def _display_form(word: str, titles: Iterable[str]) -> str:
-    forms: Counter[str] = Counter(w for title in titles for w in _WORD.findall(title) if stem(w) == word)
-    return forms.most_common(1)[0][0] if forms else word
+# How much a PR is about a topic, by where the topic appears: the first title tag (or, in an
+# untagged title, the first area keyword) is what the PR is about; a later tag says a little about
+# it, an area keyword after that only that the PR touches it. Words and files count in between.
+PRIMARY = 1.0
+OTHER_TAG = 0.5
+SECONDARY = 0.25
+WORD = 0.8
+FILE = 0.8
 
 
-def _previous_counts(words: Iterable[str], titles: Iterable[str]) -> Counter[str]:
-    """How often each candidate word (or its plural) appears in earlier titles.
+def _topics(
+    prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]], vocab: _Vocabulary
+) -> dict[str, _Topic]:
+    topics: dict[str, _Topic] = {}
 
-    One tokenising pass over all of them, counted in C by ``Counter``; a word's count is that of
-    the spellings that stem to it (titles rarely repeat a word, so occurrences ≈ titles).
-    """
-    tokens = Counter(_WORD.findall("\n".join(titles).lower()))
-    counts: Counter[str] = Counter()
-    for word in set(words):
-        n = sum(tokens[form] for form in (word, word + "s") if stem(form) == word)
-        if n:
-            counts[word] = n
-    return counts
+    def add(source: str, key: str, form: str, number: int, weight: float) -> None:
+        full = f"{'word' if source in ('name', 'phrase') else source}:{key}"
+        tp = topics.get(full)
+        if tp is None:
+            tp = topics[full] = _Topic(full, source)
+        elif source == "name" and tp.source == "word":
+            tp.source = "name"
+        tp.forms[form] += 1
+        tp.members.add(number)
+        tp.weight[number] = max(tp.weight.get(number, 0.0), weight)
+
+    tags = {s.pr.number: list(vocab.tags(s.pr.title)) for s in prs}
+    tag_keys = {key for found in tags.values() for source, key, _ in found if source == "tag"}
+    for s in prs:
+        n = s.pr.number
+        primary = True
+        for source, key, form in tags[n]:
+            add(source, key, form, n, PRIMARY if primary else OTHER_TAG)
+            primary = False
+        for term in title_terms(s.pr.title):
+            kind_word, modules = vocab.word(term.key)
+            for m in modules:
+                add("module", m, vocab.profile.module_label(m, "en"), n, PRIMARY if primary else SECONDARY)
+                primary = False
+            if kind_word:
+                continue
+            if " " not in term.key and norm(term.key) in tag_keys:
+                add("tag", norm(term.key), term.text, n, WORD)  # "SYCL." in one title, [sycl] in another
+                continue
+            source = "phrase" if " " in term.key else ("name" if term.name else "word")
+            add(source, term.key, term.text, n, WORD)
+        files = paths.get(n, ())
+        for path in dict.fromkeys(files):
+            add("file", path, path, n, FILE)
+        for d in dict.fromkeys(d for p in files for d in _dirs(p)):
+            add("dir", d, d, n, FILE)
+    return topics
 
 
-def bursts(stats: DigestStats) -> list[Theme]:
-    """Names in ≥4 titles this period that were rare in the four windows before.
+# -- history -------------------------------------------------------------------------------------------
 
-    Needs at least two earlier windows with data: without a history everything looks new.
-    """
-    if sum(1 for w in stats.previous if w.titles) < 2:
-        return []
-    now: dict[str, list[StoredPR]] = defaultdict(list)
-    named: set[str] = set()
-    for s in stats.prs:
-        for term, is_name in title_terms(s.pr.title):
-            now[term].append(s)
-            if is_name:
-                named.add(term)
-    # cheap tests first: only names that are frequent now (but not everywhere) are looked up before
-    frequent = {
-        w: members
-        for w, members in now.items()
-        if w in named and MIN_BURST_PRS <= len(members) < 0.5 * max(1, len(stats.prs))
+
+class _History:
+    """How often a topic's words appeared in the earlier windows' titles (tags and words alike)."""
+
+    def __init__(self, previous: Sequence[Sequence[str]], vocab: _Vocabulary) -> None:
+        self.windows = sum(1 for titles in previous if titles)
+        self.prs = sum(len(titles) for titles in previous)
+        self.counts: Counter[str] = Counter()
+        for titles in previous:
+            for title in titles:
+                seen = {f"{src}:{key}" for src, key, _ in vocab.tags(title)}
+                for term in title_terms(title):
+                    seen.add(f"word:{term.key}")
+                    seen.update(f"module:{m}" for m in vocab.word(term.key)[1])
+                self.counts.update(seen)
+
+    @property
+    def known(self) -> bool:
+        return self.windows >= 2 and self.prs >= 2 * MIN_PRS
+
+    def per_window(self, key: str) -> float | None:
+        if not self.known or key.startswith(("file:", "dir:")):
+            return None
+        return self.counts[key] / self.windows
+
+    def novelty(self, key: str, now: int, total: int) -> float:
+        """How much more common the topic is now than before (1 without history; 0.7–2.5)."""
+        if not self.known or key.startswith(("file:", "dir:")):
+            return 1.0
+        now_rate = now / max(1, total)
+        before_rate = (self.counts[key] + 0.5) / max(1, self.prs)
+        return min(2.5, max(0.7, math.sqrt(now_rate / before_rate)))
+
+    def specificity(self, key: str, now: int, total: int) -> float:
+        """How rare the topic usually is: log of (PRs / PRs with it) over the earlier windows, or
+        over this one without a history — a story stands out; a label on a quarter of all PRs
+        ("quantization", "kernels") is a bucket."""
+        if self.known and not key.startswith(("file:", "dir:")):
+            return math.log((self.prs + 1) / (self.counts[key] + 0.5))
+        return math.log((total + 1) / (now + 0.5))
+
+
+# -- the greedy cover ------------------------------------------------------------------------------------
+
+
+def _weight(s: StoredPR) -> float:
+    """A PR's weight in a theme's strength: its key-PR score, so docs and CI chores weigh little."""
+    return max(0.1, 1.0 + s.cls.score / 3.0)
+
+
+def _specific_files(
+    prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]
+) -> dict[int, frozenset[str]]:
+    """Each PR's files that some other PR of the period touches too, but not one in ten of them:
+    the files that can tie a story together (``setup.py`` or ``src/common.h`` tie everything)."""
+    df: Counter[str] = Counter(f for s in prs for f in set(paths.get(s.pr.number, ())))
+    most = max(2, int(SPECIFIC_FILE_SHARE * len(prs)))
+    return {
+        s.pr.number: frozenset(f for f in paths.get(s.pr.number, ()) if 2 <= df[f] <= most) for s in prs
     }
-    if not frequent:
-        return []
-    before = _previous_counts(frequent, (t for w in stats.previous for t in w.titles))
-    n_prev = max(1, len(stats.previous))
-    candidates = []
-    for word, members in frequent.items():
-        avg = before[word] / n_prev
-        if len(members) >= 3 * (avg + 0.5):
-            candidates.append((len(members) / (avg + 0.5), len(members), word, members))
-    candidates.sort(key=lambda c: (-c[0], -c[1], c[2]))
-    chosen: list[Theme] = []
-    covered: set[int] = set()
-    for _, _, word, members in candidates:
-        numbers = {s.pr.number for s in members}
-        if len(numbers & covered) >= 0.5 * len(numbers):
-            continue  # the same PRs already make a theme under another word
-        title = _display_form(word, (s.pr.title for s in members))
-        chosen.append(Theme(title, "burst", sorted(members, key=rank_key), word))
-        covered |= numbers
-        if len(chosen) == MAX_BURSTS:
-            break
-    return chosen
 
 
-def module_themes(
-    stats: DigestStats, taken: set[int], limit: int, catch_all: Iterable[str] = ()
+def find_themes(
+    prs: Sequence[StoredPR],
+    profile: Profile,
+    previous: Sequence[Sequence[str]] = (),
+    paths: Mapping[int, Sequence[str]] | None = None,
 ) -> list[Theme]:
-    """Greedy: the module whose notable PRs weigh most becomes a theme, its PRs leave the pool."""
-    skip = set(catch_all)
-    pool = [
-        s for s in stats.prs if s.pr.number not in taken and (s.pr.number in stats.key or s.cls.score > 0)
-    ]
+    """The period's storylines, strongest first (see the module's docstring).
+
+    ``previous`` holds the titles of each earlier window (for novelty and "new this week");
+    ``paths`` the changed files of the period's PRs, when the caller has them.
+    """
+    vocab = _Vocabulary(profile)
+    paths = paths or {}
+    bots = profile.compiled.bot_authors
+    prs = [s for s in prs if not is_bot(s.pr.author, bots)]  # dependency bots tell no story
+    by_number = {s.pr.number: s for s in prs}
+    topics = _topics(prs, paths, vocab)
+    history = _History(previous, vocab)
+    specific = _specific_files(prs, paths)
+    total = len(prs)
+    cap = max(MIN_PRS, int(MAX_SHARE * total))
+    candidates = [tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap]
+    novelty = {tp.key: history.novelty(tp.key, len(tp.members), total) for tp in candidates}
+    specificity = {tp.key: history.specificity(tp.key, len(tp.members), total) for tp in candidates}
+    weight = {s.pr.number: _weight(s) for s in prs}
+
+    def strength(tp: _Topic, members: set[int]) -> float:
+        return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
+
+    taken: set[int] = set()
     themes: list[Theme] = []
-    while pool and len(themes) < limit:
-        weight: dict[str, float] = defaultdict(float)
-        for s in pool:
-            bonus = 2.0 if s.pr.number in stats.key else 1.0
-            for m in s.cls.modules:
-                if m not in skip:
-                    weight[m] += max(s.cls.score, 0.1) * bonus
-        if not weight:
-            break
-        module = max(weight, key=lambda m: (weight[m], m))
-        members = [s for s in pool if module in s.cls.modules]
-        if len(members) < 2 and not any(s.pr.number in stats.key for s in members):
-            break
-        themes.append(
-            Theme(
-                module,
-                "module",
-                sorted(members, key=lambda s: (s.pr.number not in stats.key, *rank_key(s))),
-                module,
+    bursts = 0
+    while len(themes) < MAX_THEMES:
+        best: tuple[bool, float, str, _Topic, set[int]] | None = None
+        for tp in candidates:
+            if tp.source in ("file", "dir"):
+                continue  # files tie PRs to a story; they do not make one (nor name it)
+            free = tp.members - taken
+            if len(free) < MIN_PRS or len(free) < TAKEN * len(tp.members):
+                continue  # mostly told already by an earlier theme
+            # a topic bursting against the earlier windows is news: it comes before steady areas
+            burst = (
+                novelty[tp.key] >= BURST
+                and tp.source in BURSTING
+                and len(free) >= MIN_BURST_PRS
+                and bursts < MAX_BURSTS
             )
-        )
-        numbers = {s.pr.number for s in members}
-        pool = [s for s in pool if s.pr.number not in numbers]
+            rank = (burst, strength(tp, free), tp.key)
+            if best is None or rank > best[:3]:
+                best = (*rank, tp, free)
+        if best is None:
+            break
+        if __import__("os").environ.get("THEMES_DEBUG"):
+            ranked = sorted(
+                ((strength(tp, tp.members - taken), tp.key, len(tp.members - taken), round(novelty[tp.key], 2)) for tp in candidates if tp.source not in ("file", "dir") and len(tp.members - taken) >= MIN_PRS),
+                reverse=True,
+            )[:12]
+            print("DEBUG", [(round(a, 1), b, c, d) for a, b, c, d in ranked])
+        bursts += best[0]
+        *_, seed, members = best
+        joined, members = _grow(seed, members, candidates, taken, novelty, specific)
+        taken |= members
+        theme = _theme(seed, [seed, *joined], members, by_number, topics, vocab, history, paths)
+        themes.append(replace(theme, strength=round(best[1], 2)))
     return themes
 
 
-def find_themes(stats: DigestStats, catch_all: Iterable[str] = ()) -> list[Theme]:
-    found = bursts(stats)
-    taken = {s.pr.number for th in found for s in th.prs}
-    found += module_themes(stats, taken, MAX_THEMES - len(found), catch_all)
-    return found
+def _grow(
+    seed: _Topic,
+    core: set[int],
+    candidates: Sequence[_Topic],
+    taken: set[int],
+    novelty: Mapping[str, float],
+    specific: Mapping[int, frozenset[str]],
+) -> tuple[list[_Topic], set[int]]:
+    """The topics that tell the seed's story too, and the PRs they bring, by either of two tests:
+
+    - *shared titles*: three quarters of a tag's, name's, phrase's or file's PRs are PRs of the
+      seed ("ellpack" under ``[EM]``; a file nearly only the seed's PRs touch) — all its PRs join;
+    - *shared files*: title words (not another tag: that is the author's name for another story)
+      whose PRs mostly work where the seed's PRs work — two thirds of them change mostly files
+      that at least two of the seed's PRs change ("Store categories from pandas" in the files of
+      the ``[enc]`` series) — those PRs join.
+
+    Areas (profile modules) and topics bursting more than the seed stay stories of their own.
+    The best-supported topics join first, and the theme grows to at most ``GROWTH`` times the seed.
+    """
+    recurring = Counter(f for n in core for f in specific.get(n, ()))
+    footprint = {f for f, c in recurring.items() if c >= 2}
+
+    def at_home(n: int) -> bool:
+        files = specific.get(n, frozenset())
+        inside = len(files & footprint)
+        return inside >= 1 and inside >= AT_HOME * len(files)
+
+    offers: list[tuple[float, str, _Topic, set[int]]] = []
+    for tp in candidates:
+        if tp is seed or tp.source == "module" or novelty[tp.key] > novelty[seed.key] + 0.5:
+            continue
+        mine = tp.members - taken
+        if len(mine) < MIN_PRS or not (mine - core):
+            continue
+        inside = len(mine & core) / len(mine)
+        if tp.source in ABSORBED and inside >= ABSORB:
+            offers.append((inside, tp.key, tp, mine))
+        elif tp.source in FILE_JOINED and footprint and len(mine) <= len(core):
+            home = {n for n in mine if n in core or at_home(n)}
+            if len(home) >= SHARED_FILES * len(mine):
+                offers.append((len(home) / len(mine), tp.key, tp, home))
+    members = set(core)
+    limit = max(GROWTH * len(core), len(core) + MIN_PRS)
+    joined: list[_Topic] = []
+    for _, _, tp, bring in sorted(offers, key=lambda o: (-o[0], o[1])):
+        if len(members | bring) <= limit:
+            if __import__("os").environ.get("THEMES_DEBUG"):
+                print("JOIN", seed.key, "<-", tp.key, sorted(bring - members))
+            members |= bring
+            joined.append(tp)
+    return joined, members
+
+
+def _theme(
+    seed: _Topic,
+    joined: list[_Topic],
+    members: set[int],
+    by_number: Mapping[int, StoredPR],
+    topics: Mapping[str, _Topic],
+    vocab: _Vocabulary,
+    history: _History,
+    paths: Mapping[int, Sequence[str]],
+) -> Theme:
+    prs = sorted((by_number[n] for n in members), key=lambda s: (-s.cls.score, -s.pr.number))
+    namer = _namer(seed, members, topics)
+    before = history.per_window(namer.key)
+    module = namer.key.split(":", 1)[1] if namer.source == "module" else None
+    name = _name(namer, prs, vocab, topics, members, paths)
+    if before is not None and before == 0 and namer.source != "module":
+        kind = "burst"
+    elif namer.source == "module":
+        kind = "module"
+    elif namer.source == "tag" or sum(1 for s in prs if parse_title(s.pr.title).series) >= 2:
+        kind = "series"
+    elif namer.source in ("file", "dir"):
+        kind = "area"
+    else:
+        kind = "topic"
+    evidence = tuple(_evidence(tp) for tp in [seed, *[tp for tp in joined if tp is not seed]][:6])
+    return Theme(
+        key=namer.key,
+        kind=kind,
+        name=name,
+        prs=prs,
+        module=module,
+        before=before,
+        compared=history.windows if before is not None else 0,
+        evidence=evidence,
+    )
+
+
+def _evidence(tp: _Topic) -> str:
+    what = tp.key.split(":", 1)[1]
+    if tp.source == "tag":
+        return f"tag [{tp.text}]"
+    if tp.source == "module":
+        return f"module {what}"
+    if tp.source in ("file", "dir"):
+        return f"{tp.source} {what}"
+    return f'words "{tp.text}"'
+
+
+def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _Topic:
+    """The tag, module or words that best stand for the theme: covering most of it, mostly inside it."""
+    best = seed
+    best_rank = (-1.0, 0.0)
+    for tp in topics.values():
+        if tp.source in ("file", "dir") or len(tp.members) < 2:
+            continue
+        inside = len(tp.members & members)
+        if inside < 2 or inside < ABSORB * len(tp.members):
+            continue
+        rank = (inside * TRUST[tp.source], -len(tp.key))
+        if rank > best_rank:
+            best, best_rank = tp, rank
+    if seed.source not in ("file", "dir") and len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
+        return seed
+    return best
+
+
+def _name(
+    namer: _Topic,
+    prs: Sequence[StoredPR],
+    vocab: _Vocabulary,
+    topics: Mapping[str, _Topic],
+    members: set[int],
+    paths: Mapping[int, Sequence[str]],
+) -> dict[str, str]:
+    profile = vocab.profile
+    if namer.source == "module":
+        module = namer.key.split(":", 1)[1]
+        base = {"en": profile.module_label(module, "en"), "zh": profile.module_label(module, "zh")}
+    else:
+        text = namer.text
+        if namer.source == "tag" and len(text) <= 4:
+            text = _spelt_out(text, members, topics, paths) or text
+        elif namer.source == "file" or namer.source == "dir":
+            text = namer.key.split(":", 1)[1].rsplit("/", 1)[-1]
+        base = {"en": text, "zh": text}
+    action = _action(prs)
+    if action is None:
+        return base
+    return {lang: t(lang, f"theme.action.{action}", topic=base[lang]) for lang in ("en", "zh")}
+
+
+def _spelt_out(
+    short: str, members: set[int], topics: Mapping[str, _Topic], paths: Mapping[int, Sequence[str]]
+) -> str | None:
+    """What a short tag abbreviates: the theme's own title words or phrases first, then the
+    directories of its files, then the words of the whole period."""
+    own: Counter[str] = Counter()
+    anywhere: Counter[str] = Counter()
+    for tp in topics.values():
+        if tp.source in ("file", "dir", "tag", "module"):
+            continue
+        if abbreviates(short, tp.key.split(":", 1)[1]):
+            inside = len(tp.members & members)
+            (own if inside else anywhere)[tp.text.lower()] += inside or len(tp.members)
+    if own:
+        return display_case(own.most_common(1)[0][0])
+    dirs: Counter[str] = Counter()
+    for n in members:
+        for path in paths.get(n, ()):
+            for part in path.lower().split("/")[:-1]:
+                if abbreviates(short, part):
+                    dirs[part] += 1
+    if dirs:
+        return display_case(dirs.most_common(1)[0][0])
+    if anywhere:
+        return display_case(anywhere.most_common(1)[0][0])
+    return None
+
+
+def _action(prs: Sequence[StoredPR]) -> str | None:
+    verbs = Counter(leading_verb(s.pr.title) for s in prs)
+    verb, n = verbs.most_common(1)[0] if verbs else (None, 0)
+    if verb is None or n < MIN_PRS or n < ACTION_SHARE * len(prs):
+        return None
+    stemmed = verb.removesuffix("s").removesuffix("e")
+    for action in ACTIONS:
+        if action.removesuffix("e") == stemmed or verb in (action, action + "s", action + "d", action + "ed"):
+            return action
+    return None
+
+
+def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePart]:
+    """The score part each PR of a storyline earns in its period: ``[score] theme`` points for
+    the period's leading story, in proportion to its strength for the others (themes smaller than
+    ``theme_min_prs`` earn nothing), with the theme named as evidence."""
+    points = profile.score.theme
+    out: dict[int, ScorePart] = {}
+    top = max((th.strength for th in themes), default=0.0)
+    if not points or top <= 0:
+        return out
+    for th in themes:
+        share = th.strength / top
+        earned = round(points * share * 2) / 2  # in half points, as a reader would weigh it
+        if len(th.prs) < profile.score.theme_min_prs or not earned:
+            continue
+        part = ScorePart(
+            reason=f'part of the theme "{th.title}" ({len(th.prs)} PRs)',
+            points=earned,
+            rule="theme",
+            detail=th.title,
+        )
+        for s in th.prs:
+            out[s.pr.number] = part
+    return out
+
+
+def rebind(themes: Sequence[Theme], prs: Sequence[StoredPR]) -> list[Theme]:
+    """The themes holding ``prs``' objects for their numbers (after their scores were updated)."""
+    by_number = {s.pr.number: s for s in prs}
+    return [replace(th, prs=[by_number.get(s.pr.number, s) for s in th.prs]) for th in themes]
+
+
+# -- the sentence ------------------------------------------------------------------------------------------
+
+
+def _count(lang: str, key: str, n: int, **values: object) -> str:
+    """A counted phrase: English has a ``.one`` form for one; Chinese counts with measure words."""
+    if n == 1 and lang == "en":
+        one = t(lang, f"{key}.one", n=n, **values)
+        if one != f"{key}.one":
+            return one
+    return t(lang, key, n=n, **values)
+
+
+def join(lang: str, items: Sequence[str]) -> str:
+    """``a, b and c`` / ``a、b 和 c``."""
+    if len(items) <= 1:
+        return "".join(items)
+    if lang == "zh":
+        return "、".join(items[:-1]) + "和 " + items[-1]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _kinds(prs: Sequence[StoredPR], profile: Profile, lang: str) -> str:
+    counts = Counter(s.cls.kind for s in prs).most_common()
+    shown = [(k, n) for k, n in counts if k != "other"][:3]
+    rest = len(prs) - sum(n for _, n in shown)
+    parts = []
+    for kind, n in shown + ([("other", rest)] if rest else []):
+        key = f"theme.kind.{kind}"
+        if t(lang, key, n=n) == key:
+            parts.append(t(lang, "theme.kind.any", n=n, kind=profile.kind_label(kind, lang).lower()))
+        else:
+            parts.append(_count(lang, key, n))
+    return join(lang, parts)
+
+
+def describe(
+    themes: Sequence[Theme],
+    key: Iterable[int],
+    profile: Profile,
+    *,
+    weekly: bool = True,
+) -> list[Theme]:
+    """Each theme with its computed sentence in every language, naming its lead PRs.
+
+    "7 PRs, 2 of them key: 5 refactors and 2 fixes; led by #43788, #43785 and #43753; new this
+    week (none in the 4 weeks before)." Every number is the theme's own: its PRs, the key PRs
+    among them, their kinds, and how often its naming topic appeared in the earlier windows.
+    """
+    keys = set(key)
+    per = "week" if weekly else "period"
+    out = []
+    for th in themes:
+        ordered = sorted(th.prs, key=lambda s: (s.pr.number not in keys, -s.cls.score, -s.pr.number))
+        lead = tuple(s.pr.number for s in ordered[:LEAD_PRS])
+        n_key = sum(1 for s in th.prs if s.pr.number in keys)
+        summary = {}
+        for lang in ("en", "zh"):
+            values = {"n": len(th.prs), "key": n_key, "lead": join(lang, [f"#{n}" for n in lead])}
+            text = t(lang, "theme.sentence_key" if n_key else "theme.sentence", kinds=_kinds(th.prs, profile, lang), **values)
+            if th.before is not None:
+                if th.before == 0:
+                    text += t(lang, f"theme.new.{per}", k=th.compared)
+                else:
+                    avg = f"{th.before:.1f}".removesuffix(".0")
+                    text += t(lang, f"theme.before.{per}", avg=avg, k=th.compared)
+            summary[lang] = text + t(lang, "theme.end")
+        out.append(replace(th, prs=ordered, summary=summary, lead=lead))
+    return out
