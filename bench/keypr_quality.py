@@ -323,7 +323,9 @@ def report(results: Sequence[WindowResult], per_window: bool, themes: bool) -> s
         for method, figs in info["methods"].items():
             for how in ("mean", "pooled"):
                 row = figs[how]
-                lines.append(f"  {method + ' (' + how + ')':<24}" + "".join(f"{_f(row[c]):>11}" for c in cols))
+                lines.append(
+                    f"  {method + ' (' + how + ')':<24}" + "".join(f"{_f(row[c]):>11}" for c in cols)
+                )
         has_h = any(r.window.highlights for r in results if r.window.repo == repo)
         if has_h:
             lines.append("  against H (highlights only):")
@@ -334,7 +336,9 @@ def report(results: Sequence[WindowResult], per_window: bool, themes: bool) -> s
                     f"  lift {_f(row['lift_h'], 2)}"
                 )
         if info["themes"]:
-            lines.append(f"  theme recovery (≥ 60% of a section in one theme of ≤ 2× its size): {info['sections_recovered']}")
+            lines.append(
+                f"  theme recovery (≥ 60% of a section in one theme of ≤ 2× its size): {info['sections_recovered']}"
+            )
             for t in info["themes"]:
                 mark = "yes" if t["recovered"] else "no "
                 theme = f"{t['theme']!r} ({t['theme_size']} PRs)" if t["theme"] else "—"
@@ -343,7 +347,9 @@ def report(results: Sequence[WindowResult], per_window: bool, themes: bool) -> s
                     f" {t['share']:>5.0%}  in {theme}"
                 )
         if per_window:
-            lines.append("  per window (prdigest lift | baseline lift | prdigest hl R-prec | baseline hl R-prec):")
+            lines.append(
+                "  per window (prdigest lift | baseline lift | prdigest hl R-prec | baseline hl R-prec):"
+            )
             for r in results:
                 if r.window.repo != repo:
                     continue
@@ -372,7 +378,9 @@ def build_cache(eval_dir: Path, profile: Profile, db_path: Path) -> PRStore:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL_DIR)
-    ap.add_argument("--profile", default="generic", help="bundled profile name or TOML path (default: generic)")
+    ap.add_argument(
+        "--profile", default="generic", help="bundled profile name or TOML path (default: generic)"
+    )
     ap.add_argument("--db", type=Path, help="scratch cache to (re)use; default: a temporary file")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
     ap.add_argument("--windows", action="store_true", help="print each window's figures")
@@ -388,7 +396,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         store = build_cache(args.eval_dir, profile, db_path)
         results = evaluate(store, profile, windows)
         store.db.conn.close()
-    print(f"profile {profile.name} {profile.version}; key share {profile.key_share:g}, min score {profile.key_min_score:g}")
+    print(
+        f"profile {profile.name} {profile.version}; key share {profile.key_share:g}, min score {profile.key_min_score:g}"
+    )
     print(report(results, args.windows, args.themes))
     if args.json:
         args.json.write_text(json.dumps(summary(results), indent=2) + "\n", encoding="utf-8")

@@ -431,7 +431,9 @@ def _score(
             key = (reason, points)
             part = cache.get(key)
             if part is None:
-                part = cache[key] = ScorePart(reason=reason, points=round(points, 2), rule=rule, detail=detail)
+                part = cache[key] = ScorePart(
+                    reason=reason, points=round(points, 2), rule=rule, detail=detail
+                )
             parts.append(part)
 
     for f in flags:

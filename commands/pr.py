@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from commands.common import key_numbers, parse_pr_number, pr_ref, pr_tags
+from commands.common import parse_pr_number, pr_ref, pr_tags
 from commands.locale import flag_label, t
+from commands.locale.reasons import score_reason
 from commands.model import (
     Block,
     Bullet,
@@ -20,6 +21,7 @@ from commands.model import (
 )
 from commands.period import week_of
 from commands.registry import Context, command
+from commands.report.keys import week_view
 
 
 @command(
@@ -42,9 +44,9 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     pr, cls = item.pr, item.cls
     zone = ZoneInfo(inv.timezone)
     week = week_of(pr.merged_at, zone)
-    peers = ctx.store.scores_between(repo, week.start, week.end)
-    key = pr.number in key_numbers(peers, ctx.profile.key_share, ctx.profile.key_min_score)
-    rank = 1 + sum(1 for _, score, _ in peers if score > cls.score)
+    view = week_view(ctx.store, ctx.profile, repo, week, item)
+    item, key, rank, peers = view.item, view.key, view.rank, view.total
+    cls = item.cls
     merged_local = pr.merged_at.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 
     blocks: list[Block] = [
@@ -67,7 +69,7 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         facts.append((t(lang, "pr.labels"), ", ".join(pr.labels)))
     facts.append(
         (
-            t(lang, "pr.score", score=f"{cls.score:g}", rank=f"#{rank}/{len(peers)}"),
+            t(lang, "pr.score", score=f"{cls.score:g}", rank=f"#{rank}/{peers}"),
             t(lang, "pr.key_yes" if key else "pr.key_no", week=week.label),
         )
     )
@@ -82,7 +84,14 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     else:
         blocks.append(Paragraph(text=t(lang, "pr.no_flags")))
     if cls.breakdown:
-        blocks.append(BulletList(items=[Bullet(text=f"{p.points:+g}  {p.reason}") for p in cls.breakdown]))
+        blocks.append(
+            BulletList(
+                items=[
+                    Bullet(text=f"{p.points:+g}  {score_reason(lang, p, ctx.profile, view.theme_names)}")
+                    for p in cls.breakdown
+                ]
+            )
+        )
     if cls.highlights:
         blocks.append(Heading(text=t(lang, "pr.highlights"), level=3))
         blocks.append(BulletList(items=[Bullet(text=h) for h in cls.highlights]))
@@ -104,7 +113,10 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         "kind": cls.kind,
         "flags": {f.kind: f.evidence for f in cls.flags},
         "score": cls.score,
-        "score_breakdown": [{"reason": p.reason, "points": p.points} for p in cls.breakdown],
+        "score_breakdown": [
+            {"reason": p.reason, "points": p.points, "rule": p.rule, "detail": p.detail}
+            for p in cls.breakdown
+        ],
         "key": key,
         "week": week.label,
         "highlights": cls.highlights,

@@ -3,37 +3,41 @@
 A theme is what a reader would call a story of the week — an initiative (a migration series, a
 refactor in N parts), a platform's push (CPU, ROCm), a subsystem's arc (speculative decoding,
 KV transfer, tool parsers) — not a bucket of everything that touched a module or a file type.
+Every step works from the period's own data and the profile's vocabulary:
 
-How they are found, every step from the period's own data:
-
-1. **Topics.** Each PR contributes the things it could share with others: its title tags and
-   conventional-commit scopes (kind tags such as ``[Bugfix]`` or ``[CI]`` say what kind of change
-   it is, not what it is about, and are left out; a tag or title keyword the profile knows names
-   that module), its title words and two-word phrases, and — when the changed files are known —
-   each file and each directory below the top level.
-2. **Candidates.** A topic shared by at least ``MIN_PRS`` PRs, and by at most ``MAX_SHARE`` of
-   the period's PRs (a topic in a third of all titles is a bucket, not a story).
-3. **Strength.** The sum over its PRs of their weight (1 + a third of a positive key-PR score),
-   times how much the kind of topic is trusted (an author's tag more than a shared directory),
-   times its novelty: how much more often its words appear now than in the earlier windows.
-4. **Greedy cover.** The strongest candidate becomes a theme; every other topic that lies mostly
-   inside it (``ABSORB``: two thirds of its PRs) joins it — ``[EM]`` pulls in the titles saying
-   "ellpack", the PRs sharing ``src/data/cat_container.h`` pull in each other — as long as the
-   theme stays focused (at most ``GROWTH`` times the PRs it started with). Its PRs leave the pool
-   (a PR is in at most one theme) and the next strongest remaining candidate follows, up to
+1. **Topics.** Each PR offers what it could share with others: its title tags and
+   conventional-commit scopes (a kind tag such as ``[Bugfix]`` says what kind of change it is,
+   not what it is about, and is left out; a tag or title keyword the profile knows names its
+   module, except infrastructure and language buckets), its title words and two-word phrases,
+   and — when the changed files are known — its files and directories. How much a PR is about a
+   topic depends on where it appears: its first tag most, a keyword in passing least.
+2. **Candidates.** A title topic shared by at least ``MIN_PRS`` PRs and by at most ``MAX_SHARE``
+   of them (a label on a third of all PRs is a bucket, not a story). Files and directories never
+   make a story on their own; they tie PRs to one (step 4). Bots' PRs tell no story.
+3. **Strength.** The sum over its PRs of their weight (their key-PR score, so docs and chores
+   weigh little) × how much they are about it, × how far that kind of topic is trusted (an
+   author's tag more than a plain word), × its *specificity*: how rare it was in the earlier
+   windows' titles (a label on a quarter of all PRs, week after week, is a bucket).
+4. **Greedy cover.** A name, phrase or tag *bursting* against the earlier windows (new this week)
+   is told first; then the strongest remaining candidate. It grows by the topics that tell the
+   same story (``_grow``: their titles are mostly the seed's PRs, or their PRs mostly work in the
+   files the seed's PRs work in), up to ``GROWTH`` times its size. Its PRs leave the pool — a PR
+   is in at most one theme — and a topic mostly told already is not told again. Up to
    ``MAX_THEMES``.
 5. **Name.** The tag, module or words that cover most of the theme, as written; a short tag is
    spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
    Memory"); a series whose titles mostly start with the same action says so ("AutoWeightsLoader
-   migration"). The profile's module labels give the Chinese name of module themes.
+   migration"). A module theme takes the profile's labels (English and Chinese).
 6. **Sentence.** ``describe`` adds, once the key PRs are known, one computed sentence per
-   language: how many PRs, of which kinds, which lead, and how that compares with before.
+   language: how many PRs of which kinds, how many key, which lead, and how often titles named the
+   topic before.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -92,6 +96,8 @@ class Theme:
     """PRs a window that the naming topic had in the earlier windows (None: no history)"""
     compared: int = 0
     """how many earlier windows ``before`` averages over"""
+    named: int = 0
+    """PRs of the period whose titles carry the naming topic (what ``before`` compares with)"""
     evidence: tuple[str, ...] = ()
     """what joined the PRs, e.g. ``tag [EM]``, ``words "ellpack"``, ``file src/data/cat.h``"""
     summary: Mapping[str, str] = field(default_factory=dict)
@@ -134,6 +140,17 @@ class _Topic:
         return self.forms.most_common(1)[0][0] if self.forms else self.key.split(":", 1)[1]
 
 
+# How much a PR is about a topic, by where the topic appears: the first title tag (or, in an
+# untagged title, the first area keyword) is what the PR is about; a later tag says a little about
+# it, an area keyword after that only that the PR touches it. Words and files count in between.
+PRIMARY = 1.0
+OTHER_TAG = 0.5
+SECONDARY = 0.25
+WORD = 0.8
+FILE = 0.8
+FEATURE_CACHE = 50_000
+
+
 class _Vocabulary:
     """What the profile says about title words: kind words (dropped) and module words (named)."""
 
@@ -146,6 +163,7 @@ class _Vocabulary:
         self.skip = {name for name, m in profile.modules.items() if m.group in NOT_STORIES}
         self.skip.add(profile.catch_all_module)
         self._cache: dict[str, tuple[bool, tuple[str, ...]]] = {}
+        self._features: dict[str, tuple[tuple[str, str, str, float], ...]] = {}
 
     def word(self, key: str) -> tuple[bool, tuple[str, ...]]:
         """(is a kind word, modules it is a keyword of) for a stemmed word or phrase."""
@@ -169,24 +187,53 @@ class _Vocabulary:
                 if module is not None:  # a module's tag names it, even when a kind uses the word too
                     if module not in self.skip:
                         yield "module", module, self.profile.module_label(module, "en")
-                elif k and k not in self.kind_tags and not any(norm(w) in self.kind_tags for w in part.split()):
-                    if len(k) >= 2 and not k.isdigit():
-                        yield "tag", k, part
+                elif len(k) >= 2 and not k.isdigit() and not self._kind_like(part):
+                    yield "tag", k, part
+
+    def _kind_like(self, tag: str) -> bool:
+        """``[Bugfix]``, ``[skip ci]``, ``[CI/Build]``: a tag saying what kind of change, not what about."""
+        return norm(tag) in self.kind_tags or any(norm(w) in self.kind_tags for w in tag.split())
+
+    def features(self, title: str) -> tuple[tuple[str, str, str, float], ...]:
+        """(source, key, as written, how much the PR is about it) for every title topic; cached,
+        since a digest reads the same titles week after week (its own and four earlier windows)."""
+        hit = self._features.get(title)
+        if hit is not None:
+            return hit
+        out: list[tuple[str, str, str, float]] = []
+        primary = True
+        for source, key, form in self.tags(title):
+            out.append((source, key, form, PRIMARY if primary else OTHER_TAG))
+            primary = False
+        for term in title_terms(title):
+            kind_word, modules = self.word(term.key)
+            for m in modules:
+                out.append(
+                    ("module", m, self.profile.module_label(m, "en"), PRIMARY if primary else SECONDARY)
+                )
+                primary = False
+            if not kind_word:
+                source = "phrase" if " " in term.key else ("name" if term.name else "word")
+                out.append((source, term.key, term.text, WORD))
+        hit = tuple(out)
+        if len(self._features) >= FEATURE_CACHE:
+            self._features.clear()
+        self._features[title] = hit
+        return hit
+
+
+@functools.lru_cache(maxsize=8)
+def _vocabulary(profile: Profile) -> _Vocabulary:
+    return _Vocabulary(profile)
+
+
+def _topic_key(source: str, key: str) -> str:
+    return f"{'word' if source in ('name', 'phrase') else source}:{key}"
 
 
 def _dirs(path: str) -> list[str]:
     parts = path.split("/")[:-1]
     return ["/".join(parts[:i]) for i in range(2, len(parts) + 1)]
-
-
-# How much a PR is about a topic, by where the topic appears: the first title tag (or, in an
-# untagged title, the first area keyword) is what the PR is about; a later tag says a little about
-# it, an area keyword after that only that the PR touches it. Words and files count in between.
-PRIMARY = 1.0
-OTHER_TAG = 0.5
-SECONDARY = 0.25
-WORD = 0.8
-FILE = 0.8
 
 
 def _topics(
@@ -195,7 +242,7 @@ def _topics(
     topics: dict[str, _Topic] = {}
 
     def add(source: str, key: str, form: str, number: int, weight: float) -> None:
-        full = f"{'word' if source in ('name', 'phrase') else source}:{key}"
+        full = _topic_key(source, key)
         tp = topics.get(full)
         if tp is None:
             tp = topics[full] = _Topic(full, source)
@@ -203,28 +250,16 @@ def _topics(
             tp.source = "name"
         tp.forms[form] += 1
         tp.members.add(number)
-        tp.weight[number] = max(tp.weight.get(number, 0.0), weight)
+        if weight > tp.weight.get(number, 0.0):
+            tp.weight[number] = weight
 
-    tags = {s.pr.number: list(vocab.tags(s.pr.title)) for s in prs}
-    tag_keys = {key for found in tags.values() for source, key, _ in found if source == "tag"}
-    for s in prs:
-        n = s.pr.number
-        primary = True
-        for source, key, form in tags[n]:
-            add(source, key, form, n, PRIMARY if primary else OTHER_TAG)
-            primary = False
-        for term in title_terms(s.pr.title):
-            kind_word, modules = vocab.word(term.key)
-            for m in modules:
-                add("module", m, vocab.profile.module_label(m, "en"), n, PRIMARY if primary else SECONDARY)
-                primary = False
-            if kind_word:
-                continue
-            if " " not in term.key and norm(term.key) in tag_keys:
-                add("tag", norm(term.key), term.text, n, WORD)  # "SYCL." in one title, [sycl] in another
-                continue
-            source = "phrase" if " " in term.key else ("name" if term.name else "word")
-            add(source, term.key, term.text, n, WORD)
+    features = {s.pr.number: vocab.features(s.pr.title) for s in prs}
+    tag_keys = {key for found in features.values() for source, key, _, _ in found if source == "tag"}
+    for n, found in features.items():
+        for source, key, form, weight in found:
+            if source in ("word", "name") and norm(key) in tag_keys:
+                source, key = "tag", norm(key)  # "SYCL." in one title, [sycl] in another
+            add(source, key, form, n, weight)
         files = paths.get(n, ())
         for path in dict.fromkeys(files):
             add("file", path, path, n, FILE)
@@ -245,11 +280,7 @@ class _History:
         self.counts: Counter[str] = Counter()
         for titles in previous:
             for title in titles:
-                seen = {f"{src}:{key}" for src, key, _ in vocab.tags(title)}
-                for term in title_terms(title):
-                    seen.add(f"word:{term.key}")
-                    seen.update(f"module:{m}" for m in vocab.word(term.key)[1])
-                self.counts.update(seen)
+                self.counts.update({_topic_key(src, key) for src, key, _, _ in vocab.features(title)})
 
     @property
     def known(self) -> bool:
@@ -285,16 +316,12 @@ def _weight(s: StoredPR) -> float:
     return max(0.1, 1.0 + s.cls.score / 3.0)
 
 
-def _specific_files(
-    prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]
-) -> dict[int, frozenset[str]]:
+def _specific_files(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[int, frozenset[str]]:
     """Each PR's files that some other PR of the period touches too, but not one in ten of them:
     the files that can tie a story together (``setup.py`` or ``src/common.h`` tie everything)."""
     df: Counter[str] = Counter(f for s in prs for f in set(paths.get(s.pr.number, ())))
     most = max(2, int(SPECIFIC_FILE_SHARE * len(prs)))
-    return {
-        s.pr.number: frozenset(f for f in paths.get(s.pr.number, ()) if 2 <= df[f] <= most) for s in prs
-    }
+    return {s.pr.number: frozenset(f for f in paths.get(s.pr.number, ()) if 2 <= df[f] <= most) for s in prs}
 
 
 def find_themes(
@@ -308,7 +335,7 @@ def find_themes(
     ``previous`` holds the titles of each earlier window (for novelty and "new this week");
     ``paths`` the changed files of the period's PRs, when the caller has them.
     """
-    vocab = _Vocabulary(profile)
+    vocab = _vocabulary(profile)
     paths = paths or {}
     bots = profile.compiled.bot_authors
     prs = [s for s in prs if not is_bot(s.pr.author, bots)]  # dependency bots tell no story
@@ -349,12 +376,6 @@ def find_themes(
                 best = (*rank, tp, free)
         if best is None:
             break
-        if __import__("os").environ.get("THEMES_DEBUG"):
-            ranked = sorted(
-                ((strength(tp, tp.members - taken), tp.key, len(tp.members - taken), round(novelty[tp.key], 2)) for tp in candidates if tp.source not in ("file", "dir") and len(tp.members - taken) >= MIN_PRS),
-                reverse=True,
-            )[:12]
-            print("DEBUG", [(round(a, 1), b, c, d) for a, b, c, d in ranked])
         bursts += best[0]
         *_, seed, members = best
         joined, members = _grow(seed, members, candidates, taken, novelty, specific)
@@ -401,7 +422,9 @@ def _grow(
             continue
         inside = len(mine & core) / len(mine)
         if tp.source in ABSORBED and inside >= ABSORB:
-            offers.append((inside, tp.key, tp, mine))
+            # when files are known, a newcomer must also work where the seed's PRs work
+            bring = {n for n in mine if n in core or at_home(n)} if footprint else mine
+            offers.append((inside, tp.key, tp, bring))
         elif tp.source in FILE_JOINED and footprint and len(mine) <= len(core):
             home = {n for n in mine if n in core or at_home(n)}
             if len(home) >= SHARED_FILES * len(mine):
@@ -411,8 +434,6 @@ def _grow(
     joined: list[_Topic] = []
     for _, _, tp, bring in sorted(offers, key=lambda o: (-o[0], o[1])):
         if len(members | bring) <= limit:
-            if __import__("os").environ.get("THEMES_DEBUG"):
-                print("JOIN", seed.key, "<-", tp.key, sorted(bring - members))
             members |= bring
             joined.append(tp)
     return joined, members
@@ -452,6 +473,7 @@ def _theme(
         module=module,
         before=before,
         compared=history.windows if before is not None else 0,
+        named=len(namer.members),
         evidence=evidence,
     )
 
@@ -480,7 +502,10 @@ def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _To
         rank = (inside * TRUST[tp.source], -len(tp.key))
         if rank > best_rank:
             best, best_rank = tp, rank
-    if seed.source not in ("file", "dir") and len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
+    if (
+        seed.source not in ("file", "dir")
+        and len(seed.members & members) * TRUST[seed.source] >= best_rank[0]
+    ):
         return seed
     return best
 
@@ -493,21 +518,22 @@ def _name(
     members: set[int],
     paths: Mapping[int, Sequence[str]],
 ) -> dict[str, str]:
+    """The theme's name in each language: a module's labels, else the words as written (spelt out
+    if a short tag), with the series' common action when there is one ("… migration", "… 迁移")."""
     profile = vocab.profile
     if namer.source == "module":
         module = namer.key.split(":", 1)[1]
-        base = {"en": profile.module_label(module, "en"), "zh": profile.module_label(module, "zh")}
-    else:
-        text = namer.text
-        if namer.source == "tag" and len(text) <= 4:
-            text = _spelt_out(text, members, topics, paths) or text
-        elif namer.source == "file" or namer.source == "dir":
-            text = namer.key.split(":", 1)[1].rsplit("/", 1)[-1]
-        base = {"en": text, "zh": text}
+        return {"en": profile.module_label(module, "en"), "zh": profile.module_label(module, "zh")}
+    text = namer.text
+    if namer.source == "tag" and len(text) <= 4:
+        text = _spelt_out(text, members, topics, paths) or text
     action = _action(prs)
     if action is None:
-        return base
-    return {lang: t(lang, f"theme.action.{action}", topic=base[lang]) for lang in ("en", "zh")}
+        return {"en": text, "zh": text}
+    return {
+        "en": f"{text} {t('en', f'theme.action.{action}')}",
+        "zh": zh_glue([text, t("zh", f"theme.action.{action}")]),
+    }
 
 
 def _spelt_out(
@@ -593,12 +619,32 @@ def _count(lang: str, key: str, n: int, **values: object) -> str:
     return t(lang, key, n=n, **values)
 
 
+_ZH_PUNCT = frozenset("、，。：；（）《》“”！？")
+
+
+def _cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff"
+
+
+def zh_glue(parts: Sequence[str]) -> str:
+    """Chinese text from parts, with a space only where Chinese meets Latin letters or digits
+    ("AutoWeightsLoader 迁移", "3 个重构和 1 个修复"), never around full-width punctuation."""
+    out = ""
+    for part in parts:
+        a, b = out[-1:], part[:1]
+        plain = a and b and not (a in _ZH_PUNCT or b in _ZH_PUNCT or a.isspace() or b.isspace())
+        if plain and _cjk(a) != _cjk(b):
+            out += " "
+        out += part
+    return out
+
+
 def join(lang: str, items: Sequence[str]) -> str:
     """``a, b and c`` / ``a、b 和 c``."""
     if len(items) <= 1:
         return "".join(items)
     if lang == "zh":
-        return "、".join(items[:-1]) + "和 " + items[-1]
+        return zh_glue(["、".join(items[:-1]), "和", items[-1]])
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
@@ -639,13 +685,18 @@ def describe(
         summary = {}
         for lang in ("en", "zh"):
             values = {"n": len(th.prs), "key": n_key, "lead": join(lang, [f"#{n}" for n in lead])}
-            text = t(lang, "theme.sentence_key" if n_key else "theme.sentence", kinds=_kinds(th.prs, profile, lang), **values)
+            text = t(
+                lang,
+                "theme.sentence_key" if n_key else "theme.sentence",
+                kinds=_kinds(th.prs, profile, lang),
+                **values,
+            )
             if th.before is not None:
                 if th.before == 0:
                     text += t(lang, f"theme.new.{per}", k=th.compared)
                 else:
                     avg = f"{th.before:.1f}".removesuffix(".0")
-                    text += t(lang, f"theme.before.{per}", avg=avg, k=th.compared)
+                    text += t(lang, f"theme.before.{per}", now=th.named, avg=avg, k=th.compared)
             summary[lang] = text + t(lang, "theme.end")
         out.append(replace(th, prs=ordered, summary=summary, lead=lead))
     return out
