@@ -64,7 +64,7 @@ def recommendations(
     for theme in themes:
         if theme.kind == "burst":
             out.append(
-                Recommendation(t(lang, "rec.burst", topic=theme.title, n=len(theme.prs)), theme.prs[:5])
+                Recommendation(t(lang, "rec.burst", topic=theme.label(lang), n=len(theme.prs)), theme.prs[:5])
             )
     reverts = stats.flagged("revert")
     if reverts:

@@ -8,12 +8,11 @@ Every step works from the period's own data and the profile's vocabulary:
 1. **Topics.** Each PR offers what it could share with others: its title tags and
    conventional-commit scopes (a kind tag such as ``[Bugfix]`` says what kind of change it is,
    not what it is about, and is left out; a tag or title keyword the profile knows names its
-   module, except infrastructure and language buckets), its title words and two-word phrases,
-   and — when the changed files are known — its files and directories. How much a PR is about a
-   topic depends on where it appears: its first tag most, a keyword in passing least.
+   module, except infrastructure and language buckets), its title words and two-word phrases.
+   How much a PR is about a topic depends on where it appears: its first tag most, a keyword in
+   passing least. Its changed files, when known, do not make a story; they tie PRs to one (step 4).
 2. **Candidates.** A title topic shared by at least ``MIN_PRS`` PRs and by at most ``MAX_SHARE``
-   of them (a label on a third of all PRs is a bucket, not a story). Files and directories never
-   make a story on their own; they tie PRs to one (step 4). Bots' PRs tell no story.
+   of them (a label on a third of all PRs is a bucket, not a story). Bots' PRs tell no story.
 3. **Strength.** The sum over its PRs of their weight (their key-PR score, so docs and chores
    weigh little) × how much they are about it, × how far that kind of topic is trusted (an
    author's tag more than a plain word), × its *specificity*: how rare it was in the earlier
@@ -68,7 +67,7 @@ GROWTH = 2.0
 LEAD_PRS = 3
 ACTION_SHARE = 0.6
 # how far each kind of topic is trusted to be a story (a tag is the author's own word for it)
-TRUST = {"tag": 1.0, "module": 0.9, "name": 0.8, "phrase": 0.8, "word": 0.45, "file": 0.5, "dir": 0.4}
+TRUST = {"tag": 1.0, "module": 0.9, "name": 0.8, "phrase": 0.8, "word": 0.45}
 # what a title's leading verb makes of a series: "Migrate X to Y" ×5 is a migration
 ACTIONS = ("migrate", "port", "tune", "deprecate", "remove", "refactor", "optimize", "fix")
 
@@ -83,10 +82,10 @@ class Theme:
 
     key: str
     """what seeded it, stable across runs: ``tag:em``, ``module:rocm``, ``word:autoweightsloader``,
-    ``file:src/data/cat_container.h``"""
+    ``word:quantile``"""
     kind: str
     """``burst`` (new against the earlier windows), ``series`` (a tag or a numbered series),
-    ``module`` (a profile module), ``topic`` (shared words) or ``area`` (shared files)"""
+    ``module`` (a profile module) or ``topic`` (shared words)"""
     name: Mapping[str, str]
     prs: list[StoredPR]
     """every PR of the story, key PRs first, then by score"""
@@ -142,12 +141,11 @@ class _Topic:
 
 # How much a PR is about a topic, by where the topic appears: the first title tag (or, in an
 # untagged title, the first area keyword) is what the PR is about; a later tag says a little about
-# it, an area keyword after that only that the PR touches it. Words and files count in between.
+# it, an area keyword after that only that the PR touches it. Words count in between.
 PRIMARY = 1.0
 OTHER_TAG = 0.5
 SECONDARY = 0.25
 WORD = 0.8
-FILE = 0.8
 FEATURE_CACHE = 50_000
 
 
@@ -164,6 +162,7 @@ class _Vocabulary:
         self.skip.add(profile.catch_all_module)
         self._cache: dict[str, tuple[bool, tuple[str, ...]]] = {}
         self._features: dict[str, tuple[tuple[str, str, str, float], ...]] = {}
+        self._keys: dict[str, frozenset[str]] = {}
 
     def word(self, key: str) -> tuple[bool, tuple[str, ...]]:
         """(is a kind word, modules it is a keyword of) for a stemmed word or phrase."""
@@ -221,6 +220,16 @@ class _Vocabulary:
         self._features[title] = hit
         return hit
 
+    def keys(self, title: str) -> frozenset[str]:
+        """The topic keys of a title (for counting them in earlier windows); cached like ``features``."""
+        hit = self._keys.get(title)
+        if hit is None:
+            hit = frozenset(_topic_key(src, key) for src, key, _, _ in self.features(title))
+            if len(self._keys) >= FEATURE_CACHE:
+                self._keys.clear()
+            self._keys[title] = hit
+        return hit
+
 
 @functools.lru_cache(maxsize=8)
 def _vocabulary(profile: Profile) -> _Vocabulary:
@@ -231,40 +240,34 @@ def _topic_key(source: str, key: str) -> str:
     return f"{'word' if source in ('name', 'phrase') else source}:{key}"
 
 
-def _dirs(path: str) -> list[str]:
-    parts = path.split("/")[:-1]
-    return ["/".join(parts[:i]) for i in range(2, len(parts) + 1)]
-
-
-def _topics(
-    prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]], vocab: _Vocabulary
-) -> dict[str, _Topic]:
-    topics: dict[str, _Topic] = {}
-
-    def add(source: str, key: str, form: str, number: int, weight: float) -> None:
-        full = _topic_key(source, key)
-        tp = topics.get(full)
-        if tp is None:
-            tp = topics[full] = _Topic(full, source)
-        elif source == "name" and tp.source == "word":
-            tp.source = "name"
-        tp.forms[form] += 1
-        tp.members.add(number)
-        if weight > tp.weight.get(number, 0.0):
-            tp.weight[number] = weight
-
+def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
+    """Every title topic shared by at least two PRs, with its PRs and how much each is about it."""
+    weights: dict[str, dict[int, float]] = {}
+    forms: dict[str, Counter[str]] = {}
+    names: set[str] = set()
     features = {s.pr.number: vocab.features(s.pr.title) for s in prs}
     tag_keys = {key for found in features.values() for source, key, _, _ in found if source == "tag"}
+    sources: dict[str, str] = {}
     for n, found in features.items():
         for source, key, form, weight in found:
             if source in ("word", "name") and norm(key) in tag_keys:
                 source, key = "tag", norm(key)  # "SYCL." in one title, [sycl] in another
-            add(source, key, form, n, weight)
-        files = paths.get(n, ())
-        for path in dict.fromkeys(files):
-            add("file", path, path, n, FILE)
-        for d in dict.fromkeys(d for p in files for d in _dirs(p)):
-            add("dir", d, d, n, FILE)
+            full = _topic_key(source, key)
+            members = weights.get(full)
+            if members is None:
+                members = weights[full] = {}
+                forms[full] = Counter()
+                sources[full] = source
+            if weight > members.get(n, 0.0):
+                members[n] = weight
+            forms[full][form] += 1
+            if source == "name":
+                names.add(full)
+    topics: dict[str, _Topic] = {}
+    for full, members in weights.items():
+        if len(members) >= 2:
+            source = "name" if full in names and sources[full] == "word" else sources[full]
+            topics[full] = _Topic(full, source, forms[full], set(members), members)
     return topics
 
 
@@ -280,20 +283,20 @@ class _History:
         self.counts: Counter[str] = Counter()
         for titles in previous:
             for title in titles:
-                self.counts.update({_topic_key(src, key) for src, key, _, _ in vocab.features(title)})
+                self.counts.update(vocab.keys(title))
 
     @property
     def known(self) -> bool:
         return self.windows >= 2 and self.prs >= 2 * MIN_PRS
 
     def per_window(self, key: str) -> float | None:
-        if not self.known or key.startswith(("file:", "dir:")):
+        if not self.known:
             return None
         return self.counts[key] / self.windows
 
     def novelty(self, key: str, now: int, total: int) -> float:
         """How much more common the topic is now than before (1 without history; 0.7–2.5)."""
-        if not self.known or key.startswith(("file:", "dir:")):
+        if not self.known:
             return 1.0
         now_rate = now / max(1, total)
         before_rate = (self.counts[key] + 0.5) / max(1, self.prs)
@@ -303,7 +306,7 @@ class _History:
         """How rare the topic usually is: log of (PRs / PRs with it) over the earlier windows, or
         over this one without a history — a story stands out; a label on a quarter of all PRs
         ("quantization", "kernels") is a bucket."""
-        if self.known and not key.startswith(("file:", "dir:")):
+        if self.known:
             return math.log((self.prs + 1) / (self.counts[key] + 0.5))
         return math.log((total + 1) / (now + 0.5))
 
@@ -340,7 +343,7 @@ def find_themes(
     bots = profile.compiled.bot_authors
     prs = [s for s in prs if not is_bot(s.pr.author, bots)]  # dependency bots tell no story
     by_number = {s.pr.number: s for s in prs}
-    topics = _topics(prs, paths, vocab)
+    topics = _topics(prs, vocab)
     history = _History(previous, vocab)
     specific = _specific_files(prs, paths)
     total = len(prs)
@@ -353,33 +356,40 @@ def find_themes(
     def strength(tp: _Topic, members: set[int]) -> float:
         return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
 
+    # each candidate's PRs not yet in a theme, and their strength (updated only when a theme takes
+    # some of them: a digest of a busy week weighs hundreds of candidates seven times)
+    free = {tp.key: set(tp.members) for tp in candidates}
+    power = {tp.key: strength(tp, tp.members) for tp in candidates}
     taken: set[int] = set()
     themes: list[Theme] = []
     bursts = 0
     while len(themes) < MAX_THEMES:
-        best: tuple[bool, float, str, _Topic, set[int]] | None = None
+        best: tuple[bool, float, str, _Topic] | None = None
         for tp in candidates:
-            if tp.source in ("file", "dir"):
-                continue  # files tie PRs to a story; they do not make one (nor name it)
-            free = tp.members - taken
-            if len(free) < MIN_PRS or len(free) < TAKEN * len(tp.members):
+            left = free[tp.key]
+            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members):
                 continue  # mostly told already by an earlier theme
             # a topic bursting against the earlier windows is news: it comes before steady areas
             burst = (
                 novelty[tp.key] >= BURST
                 and tp.source in BURSTING
-                and len(free) >= MIN_BURST_PRS
+                and len(left) >= MIN_BURST_PRS
                 and bursts < MAX_BURSTS
             )
-            rank = (burst, strength(tp, free), tp.key)
+            rank = (burst, power[tp.key], tp.key)
             if best is None or rank > best[:3]:
-                best = (*rank, tp, free)
+                best = (*rank, tp)
         if best is None:
             break
         bursts += best[0]
-        *_, seed, members = best
-        joined, members = _grow(seed, members, candidates, taken, novelty, specific)
+        seed = best[3]
+        joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific)
         taken |= members
+        for tp in candidates:
+            left = free[tp.key]
+            if not left.isdisjoint(members):
+                left -= members
+                power[tp.key] = strength(tp, left)
         theme = _theme(seed, [seed, *joined], members, by_number, topics, vocab, history, paths)
         themes.append(replace(theme, strength=round(best[1], 2)))
     return themes
@@ -389,14 +399,15 @@ def _grow(
     seed: _Topic,
     core: set[int],
     candidates: Sequence[_Topic],
-    taken: set[int],
+    free: Mapping[str, set[int]],
     novelty: Mapping[str, float],
     specific: Mapping[int, frozenset[str]],
 ) -> tuple[list[_Topic], set[int]]:
     """The topics that tell the seed's story too, and the PRs they bring, by either of two tests:
 
-    - *shared titles*: three quarters of a tag's, name's, phrase's or file's PRs are PRs of the
-      seed ("ellpack" under ``[EM]``; a file nearly only the seed's PRs touch) — all its PRs join;
+    - *shared titles*: three quarters of a tag's, name's or phrase's PRs not yet in a theme are
+      PRs of the seed ("ellpack" under ``[EM]``) — they join (when files are known, those that
+      work where the seed's PRs work);
     - *shared files*: title words (not another tag: that is the author's name for another story)
       whose PRs mostly work where the seed's PRs work — two thirds of them change mostly files
       that at least two of the seed's PRs change ("Store categories from pandas" in the files of
@@ -407,28 +418,28 @@ def _grow(
     """
     recurring = Counter(f for n in core for f in specific.get(n, ()))
     footprint = {f for f, c in recurring.items() if c >= 2}
-
-    def at_home(n: int) -> bool:
-        files = specific.get(n, frozenset())
-        inside = len(files & footprint)
-        return inside >= 1 and inside >= AT_HOME * len(files)
+    home: set[int] = set(core)
+    if footprint:
+        for n, files in specific.items():
+            shared = len(files & footprint) if files else 0
+            if shared >= 1 and shared >= AT_HOME * len(files):
+                home.add(n)
 
     offers: list[tuple[float, str, _Topic, set[int]]] = []
     for tp in candidates:
-        if tp is seed or tp.source == "module" or novelty[tp.key] > novelty[seed.key] + 0.5:
+        mine = free[tp.key]
+        if len(mine) < MIN_PRS or mine <= core or tp is seed or tp.source == "module":
             continue
-        mine = tp.members - taken
-        if len(mine) < MIN_PRS or not (mine - core):
+        if novelty[tp.key] > novelty[seed.key] + 0.5:
             continue
         inside = len(mine & core) / len(mine)
         if tp.source in ABSORBED and inside >= ABSORB:
             # when files are known, a newcomer must also work where the seed's PRs work
-            bring = {n for n in mine if n in core or at_home(n)} if footprint else mine
-            offers.append((inside, tp.key, tp, bring))
+            offers.append((inside, tp.key, tp, mine & home if footprint else set(mine)))
         elif tp.source in FILE_JOINED and footprint and len(mine) <= len(core):
-            home = {n for n in mine if n in core or at_home(n)}
-            if len(home) >= SHARED_FILES * len(mine):
-                offers.append((len(home) / len(mine), tp.key, tp, home))
+            at_home = mine & home
+            if len(at_home) >= SHARED_FILES * len(mine):
+                offers.append((len(at_home) / len(mine), tp.key, tp, at_home))
     members = set(core)
     limit = max(GROWTH * len(core), len(core) + MIN_PRS)
     joined: list[_Topic] = []
@@ -460,8 +471,6 @@ def _theme(
         kind = "module"
     elif namer.source == "tag" or sum(1 for s in prs if parse_title(s.pr.title).series) >= 2:
         kind = "series"
-    elif namer.source in ("file", "dir"):
-        kind = "area"
     else:
         kind = "topic"
     evidence = tuple(_evidence(tp) for tp in [seed, *[tp for tp in joined if tp is not seed]][:6])
@@ -484,8 +493,6 @@ def _evidence(tp: _Topic) -> str:
         return f"tag [{tp.text}]"
     if tp.source == "module":
         return f"module {what}"
-    if tp.source in ("file", "dir"):
-        return f"{tp.source} {what}"
     return f'words "{tp.text}"'
 
 
@@ -494,7 +501,7 @@ def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _To
     best = seed
     best_rank = (-1.0, 0.0)
     for tp in topics.values():
-        if tp.source in ("file", "dir") or len(tp.members) < 2:
+        if len(tp.members) < 2:
             continue
         inside = len(tp.members & members)
         if inside < 2 or inside < ABSORB * len(tp.members):
@@ -502,10 +509,7 @@ def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _To
         rank = (inside * TRUST[tp.source], -len(tp.key))
         if rank > best_rank:
             best, best_rank = tp, rank
-    if (
-        seed.source not in ("file", "dir")
-        and len(seed.members & members) * TRUST[seed.source] >= best_rank[0]
-    ):
+    if len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
         return seed
     return best
 
@@ -526,7 +530,7 @@ def _name(
         return {"en": profile.module_label(module, "en"), "zh": profile.module_label(module, "zh")}
     text = namer.text
     if namer.source == "tag" and len(text) <= 4:
-        text = _spelt_out(text, members, topics, paths) or text
+        text = _spelt_out(text, prs, vocab, topics, paths) or text
     action = _action(prs)
     if action is None:
         return {"en": text, "zh": text}
@@ -537,31 +541,37 @@ def _name(
 
 
 def _spelt_out(
-    short: str, members: set[int], topics: Mapping[str, _Topic], paths: Mapping[int, Sequence[str]]
+    short: str,
+    prs: Sequence[StoredPR],
+    vocab: _Vocabulary,
+    topics: Mapping[str, _Topic],
+    paths: Mapping[int, Sequence[str]],
 ) -> str | None:
     """What a short tag abbreviates: the theme's own title words or phrases first, then the
-    directories of its files, then the words of the whole period."""
+    directory and file names of its files, then the words the period's titles share."""
     own: Counter[str] = Counter()
-    anywhere: Counter[str] = Counter()
-    for tp in topics.values():
-        if tp.source in ("file", "dir", "tag", "module"):
-            continue
-        if abbreviates(short, tp.key.split(":", 1)[1]):
-            inside = len(tp.members & members)
-            (own if inside else anywhere)[tp.text.lower()] += inside or len(tp.members)
+    for s in prs:
+        for source, key, form, _ in vocab.features(s.pr.title):
+            if source not in ("tag", "module") and abbreviates(short, key):
+                own[form.lower()] += 1
     if own:
         return display_case(own.most_common(1)[0][0])
-    dirs: Counter[str] = Counter()
-    for n in members:
-        for path in paths.get(n, ()):
-            for part in path.lower().split("/")[:-1]:
+    places: Counter[str] = Counter()
+    for s in prs:
+        for path in paths.get(s.pr.number, ()):
+            for part in path.lower().rsplit(".", 1)[0].split("/"):
                 if abbreviates(short, part):
-                    dirs[part] += 1
-    if dirs:
-        return display_case(dirs.most_common(1)[0][0])
-    if anywhere:
-        return display_case(anywhere.most_common(1)[0][0])
-    return None
+                    places[part] += 1
+    if places:
+        return display_case(places.most_common(1)[0][0].replace("_", "-"))
+    anywhere = Counter(
+        {
+            tp.text.lower(): len(tp.members)
+            for tp in topics.values()
+            if tp.source not in ("tag", "module") and abbreviates(short, tp.key.split(":", 1)[1])
+        }
+    )
+    return display_case(anywhere.most_common(1)[0][0]) if anywhere else None
 
 
 def _action(prs: Sequence[StoredPR]) -> str | None:
