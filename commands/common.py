@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from classify.models import FLAG_KINDS, ScorePart
 from commands.locale import flag_label, t
@@ -33,15 +33,25 @@ def key_count(n_prs: int, share: float) -> int:
     return max(1, math.ceil(n_prs * share - 1e-9)) if n_prs else 0
 
 
-def key_numbers(scored: Iterable[tuple[int, float, int]], share: float, min_score: float = 0.0) -> list[int]:
+def key_numbers(
+    scored: Iterable[tuple[int, float, int]],
+    share: float,
+    min_score: float = 0.0,
+    bonus: Mapping[int, float] | None = None,
+) -> list[int]:
     """Key PRs from (number, score, lines changed) triples, best first.
 
-    The top ``share`` of a period's PRs by score, among those scoring ≥ ``min_score``; ties go to
-    the larger change, then the lower number, so the selection is stable across runs.
+    The top ``share`` of a period's PRs by score plus the period's ``bonus`` (theme points), among
+    those whose own score is ≥ ``min_score`` — so how many PRs are key never depends on the
+    period's storylines, only which; ties go to the larger change, then the lower number, so the
+    selection is stable across runs.
     """
     rows = list(scored)
     n = key_count(len(rows), share)
-    eligible = sorted((r for r in rows if r[1] >= min_score), key=lambda r: (-r[1], -r[2], r[0]))
+    extra = bonus or {}
+    eligible = sorted(
+        (r for r in rows if r[1] >= min_score), key=lambda r: (-(r[1] + extra.get(r[0], 0.0)), -r[2], r[0])
+    )
     return [r[0] for r in eligible[:n]]
 
 
@@ -49,9 +59,11 @@ def _triples(items: Iterable[StoredPR]) -> list[tuple[int, float, int]]:
     return [(s.pr.number, s.cls.score, s.pr.additions + s.pr.deletions) for s in items]
 
 
-def select_key(items: Sequence[StoredPR], share: float, min_score: float = 0.0) -> set[int]:
+def select_key(
+    items: Sequence[StoredPR], share: float, min_score: float = 0.0, bonus: Mapping[int, float] | None = None
+) -> set[int]:
     """The period's key PRs (see ``key_numbers``)."""
-    return set(key_numbers(_triples(items), share, min_score))
+    return set(key_numbers(_triples(items), share, min_score, bonus))
 
 
 def ranked_numbers(items: Iterable[StoredPR]) -> list[int]:

@@ -111,7 +111,9 @@ def gather(
 
     Storylines come first because they are part of the key-PR score: a PR that belongs to one of
     the period's themes earns the profile's ``[score] theme`` points (shown in its breakdown), and
-    the PRs carry that period score from here on.
+    the PRs carry that period score from here on. The points decide which PRs are key, never how
+    many (``key_min_score`` applies to a PR's own score), so the comparison windows' key counts,
+    read from stored scores, are those their own digests show.
     """
     prs = store.merged_between(repo, period.start, period.end)
     if modules:
@@ -120,8 +122,9 @@ def gather(
     paths = store.paths(repo, [s.pr.number for s in prs])
     found = find_themes(prs, profile, [w.titles for w in previous], paths)
     parts = theme_parts(found, profile)
+    bonus = {n: part.points for n, part in parts.items()}
+    key = select_key(prs, profile.key_share, profile.key_min_score, bonus)
     prs = [with_period_parts(s, [parts[s.pr.number]] if s.pr.number in parts else []) for s in prs]
-    key = select_key(prs, profile.key_share, profile.key_min_score)
     weekly = period.length == timedelta(days=7)
     themes = describe(rebind(found, prs), key, profile, weekly=weekly)
     flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)

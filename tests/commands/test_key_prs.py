@@ -137,3 +137,13 @@ def test_without_theme_points_pr_reads_only_the_stored_scores(generic: Profile) 
         data = run(ctx, "pr", str(number)).data
         assert data["key"] is (number in digest["key_prs"])
         assert all(p["rule"] != "theme" for p in data["score_breakdown"])
+
+
+def test_theme_points_decide_which_prs_are_key_never_how_many() -> None:
+    from commands.common import key_numbers
+
+    rows = [(1, 5.0, 10), (2, 4.0, 10), (3, 1.0, 500), (4, 3.0, 10), (5, 0.5, 10)]
+    assert key_numbers(rows, share=0.4, min_score=2.0) == [1, 2]
+    # theme points lift #4 past #2 and #1; #3 and #5 score below the minimum on their own
+    assert key_numbers(rows, share=0.4, min_score=2.0, bonus={4: 4.0, 3: 9.0, 5: 9.0}) == [4, 1]
+    assert key_numbers(rows, share=1.0, min_score=2.0, bonus={3: 9.0}) == [1, 2, 4]
