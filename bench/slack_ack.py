@@ -2,7 +2,8 @@
 
     uv run --frozen python -m bench.slack_ack [--runs 30]
 
-The app runs exactly as ``prdigest serve`` runs it (HTTP mode, request verification on) on
+The app runs exactly as ``prdigest serve`` runs it (the host with the Slack component in HTTP mode,
+request verification on) on
 127.0.0.1, against the loopback fake of Slack (``tests/fakes/slack.py``: Web API + response_url).
 For every command we send ``--runs`` signed slash-command requests one after another and time:
 
@@ -36,7 +37,6 @@ if str(ROOT) not in sys.path:
 from bot.config import Settings  # noqa: E402
 from bot.demo import DEMO_LATEST_WEEK, DEMO_REPO, demo_data_path  # noqa: E402
 from bot.ingest import import_file  # noqa: E402
-from bot.slack.serve import ServePlan  # noqa: E402
 from classify.rules import load_profile  # noqa: E402
 from storage.db import connect  # noqa: E402
 from storage.prs import PRStore  # noqa: E402
@@ -108,8 +108,7 @@ def main(argv: list[str] | None = None) -> None:
             prdigest_slack_api_url=slack.api_url,
             prdigest_repo=DEMO_REPO,
         )
-        plan = ServePlan.from_settings(settings, db=db_path, host="127.0.0.1", port=0)
-        with RunningApp(plan) as app, httpx.Client(timeout=30) as client:
+        with RunningApp(settings, db_path) as app, httpx.Client(timeout=30) as client:
             cold_ack, cold_answer = one(client, app, slack, *requests[0])
             print(f"demo cache: {total} PRs · {args.runs} requests per command · app on {app.url}")
             print(

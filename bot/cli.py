@@ -18,43 +18,40 @@ import click
 
 from bot.answer import answer
 from bot.config import ConfigError, Settings, active_profile, load_settings
+from bot.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from bot.ingest import RecordError, import_file, reclassify
 from bot.runtime import settle_heap
 from classify.rules import Profile, ProfileError
 from commands.locale import t
 from commands.model import Invocation, Reply
-from commands.registry import REGISTRY, Context, load_all
+from commands.params import for_surface
+from commands.registry import REGISTRY, CommandSpec, Context, load_all
 from commands.render import FORMATS, render
 from storage.db import StoreError, connect
 from storage.prs import PRStore
 
-EXIT_USAGE = 2
 DEMO_DB = Path("prdigest-demo.db")
-
-
-class Failure(Exception):
-    """An anticipated problem (bad config, database, profile): printed as one line, exit 2."""
 
 
 def _settings() -> Settings:
     try:
         return load_settings()
     except ConfigError as exc:
-        raise Failure(str(exc)) from None
+        raise UserError(str(exc)) from None
 
 
 def _profile(settings: Settings) -> Profile:
     try:
         return active_profile(settings)
     except ProfileError as exc:
-        raise Failure(f"rule profile rejected: {exc}") from None
+        raise UserError(f"rule profile rejected: {exc}") from None
 
 
 def _store(path: Path, *, create: bool = False) -> PRStore:
     try:
         return PRStore(connect(path, create=create))
     except StoreError as exc:
-        raise Failure(str(exc)) from None
+        raise UserError(str(exc)) from None
 
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -71,12 +68,6 @@ def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
         default="text",
         show_default=True,
         help="Output format.",
-    )(fn)
-    fn = click.option(
-        "--repo",
-        default=None,
-        metavar="OWNER/NAME",
-        help="Repository (default PRDIGEST_REPO, else the only one in the cache).",
     )(fn)
     fn = click.option(
         "--db",
@@ -97,7 +88,7 @@ def emit(reply: Reply, fmt: str) -> int:
         if fmt == "json":
             click.echo(text, nl=False)
         click.echo(f"prdigest: {reply.title}", err=True)
-        return 1
+        return EXIT_FAILED
     click.echo(text, nl=False)
     return 0
 
@@ -107,11 +98,10 @@ def run_command(
     words: tuple[str, ...],
     *,
     db: Path | None,
-    repo: str | None,
-    fmt: str,
     lang: str | None,
+    options: dict[str, object] | None = None,
     now: datetime | None = None,
-) -> tuple[Reply, Context]:
+) -> Reply:
     settings = _settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
@@ -119,7 +109,8 @@ def run_command(
     inv = Invocation(
         command=name,
         args=words,
-        repo=repo or settings.prdigest_repo,
+        options=options or {},
+        repo=settings.prdigest_repo,
         lang=(lang or settings.prdigest_lang),  # type: ignore[arg-type]
         timezone=settings.prdigest_timezone,
         now=now or datetime.now(UTC),
@@ -128,63 +119,77 @@ def run_command(
     ctx = Context(store=store, profile=profile)
     load_all()  # every command module imported before the heap is settled
     settle_heap(collect=False)
-    return answer(inv, ctx, settings), ctx
+    return answer(inv, ctx, settings)
 
 
-def _make_command(name: str) -> click.Command:
-    spec = REGISTRY[name]
-    summary = t("en", spec.summary["en"])
-    examples = "\n".join(f"  prdigest {e}" for e in spec.examples)
+def command_help(spec: CommandSpec) -> str:
+    """``prdigest COMMAND --help``, generated from the command's declared parameters."""
+    summary = t("en", spec.summary)
+    lines = [summary, "", f"Usage: prdigest {spec.usage}"]
+    positional = [p for p in for_surface(spec.params, "cli") if p.positional]
+    if positional:
+        lines += ["", "\b", "Arguments:"]
+        for p in positional:
+            text = t("en", p.help)
+            if p.choices:
+                text += f" ({t('en', 'help.choices', choices=', '.join(p.choices))})"
+            lines.append(f"  {p.usage().strip('[]'):<12} {text}")
+    if spec.examples:
+        lines += ["", "\b", "Examples:", *(f"  prdigest {e}" for e in spec.examples)]
+    return "\n".join(lines)
 
-    @click.command(
-        name,
-        help=f"{summary}\n\nUsage: prdigest {spec.usage}\n\n\b\nExamples:\n{examples}",
-        short_help=summary,
-    )
-    @_common
-    @click.argument("words", nargs=-1)
+
+def _make_command(spec: CommandSpec) -> click.Command:
+    """One CLI subcommand from a registered command: its words, its declared options, --post."""
+    options = [p for p in for_surface(spec.params, "cli") if p.option]
+    metavar = " ".join(p.usage() for p in for_surface(spec.params, "cli") if p.positional)
+
     @click.pass_context
     def cmd(
         click_ctx: click.Context,
+        /,
         words: tuple[str, ...],
         db: Path | None,
-        repo: str | None,
         fmt: str,
         lang: str | None,
-        post: str | None = None,
+        **named: Any,
     ) -> None:
-        reply, _ = run_command(name, words, db=db, repo=repo, fmt=fmt, lang=lang)
+        post = named.pop("post", None)
+        if post:
+            from bot.post import parse_target
+
+            parse_target(post)  # a bad target is one line before any work is done
+        given = {k: v for k, v in named.items() if v is not None}
+        reply = run_command(spec.name, words, db=db, lang=lang, options=given)
         if post and reply.ok:
             click_ctx.exit(post_to(reply, post))
         click_ctx.exit(emit(reply, fmt))
 
-    if name == "digest":
-        cmd = click.option(
+    fn: Callable[..., Any] = click.argument("words", nargs=-1, metavar=metavar)(cmd)
+    for p in options:
+        flag = "--" + p.name.replace("_", "-")
+        fn = click.option(flag, p.name, default=None, metavar=p.metavar, help=t("en", p.help) + ".")(fn)
+    if spec.postable:
+        fn = click.option(
             "--post",
             default=None,
-            metavar="slack:CHANNEL_ID",
-            help="Post the digest to a Slack channel (lead message + thread) instead of printing it.",
-        )(cmd)
-    return cmd
+            metavar="PLATFORM:CHANNEL",
+            help="Post the answer to a chat channel (slack:CHANNEL_ID: lead message + thread) instead of printing it.",
+        )(fn)
+    fn = _common(fn)
+    summary = t("en", spec.summary)
+    return click.command(spec.name, help=command_help(spec), short_help=summary)(fn)
 
 
 def post_to(reply: Reply, target: str) -> int:
-    """``--post slack:C0123``: deliver the reply through the platform adapter; returns the exit code."""
-    platform, _, channel = target.partition(":")
-    if platform != "slack" or not channel:
-        raise Failure(f"--post {target!r}: use slack:CHANNEL_ID, e.g. slack:C0123456789")
-    from bot.slack.post import SlackPostError, post_reply
+    """``--post PLATFORM:CHANNEL``: deliver the reply through the platform's Poster."""
+    from bot.post import post_from_cli
 
-    try:
-        result = post_reply(reply, channel, _settings())
-    except ConfigError as exc:
-        raise Failure(str(exc)) from None
-    except SlackPostError as exc:
-        click.echo(f"prdigest: {exc}", err=True)
-        return 1
-    click.echo(
-        f"posted to slack:{result.channel}: lead message {result.ts} with {len(result.replies)} thread replies"
-    )
+    result = post_from_cli(reply, target, _settings())
+    where = f"{result.platform}:{result.channel}"
+    n = len(result.replies)
+    line = f"posted to {where}: lead message {result.lead} with {n} thread {'reply' if n == 1 else 'replies'}"
+    click.echo(line + (f" ({result.permalink})" if result.permalink else ""))
     return 0
 
 
@@ -198,7 +203,7 @@ class LazyGroup(click.Group):
             "sync",
             "Fetch merged PRs from GitHub or a local clone, classify and cache them.",
         ),
-        "serve": ("bot.slack.serve", "serve", "Run the Slack app: /digest /risks /pr /search /help."),
+        "serve": ("bot.serve", "serve", "Run the configured chat front ends (Slack) and /healthz."),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -230,8 +235,8 @@ def cli() -> None:
 
 
 load_all()
-for _name in REGISTRY:
-    cli.add_command(_make_command(_name))
+for _spec in REGISTRY.values():
+    cli.add_command(_make_command(_spec))
 
 
 @cli.command()
@@ -255,7 +260,7 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
     try:
         total, counts = import_file(store, profile, demo_data_path())
     except RecordError as exc:
-        raise Failure(str(exc)) from None
+        raise UserError(str(exc)) from None
     repo = store.repos()[0] if len(store.repos()) == 1 else "vllm-project/vllm"
     span = store.merged_range(repo)
     assert span is not None
@@ -269,7 +274,7 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
         else week_of(last.start - (last.end - last.start), zone)
     )
     click.echo(f"demo: {total} PRs in {db} ({counts.new} new, {counts.unchanged} unchanged)", err=True)
-    reply, _ = run_command("digest", (week.label,), db=db, repo=repo, fmt=fmt, lang=lang)
+    reply = run_command("digest", (week.label,), db=db, lang=lang, options={"repo": repo})
     code = emit(reply, fmt)
     click.echo(f"next: prdigest risks core-path {week.label} --db {db}   ·   prdigest help", err=True)
     sys.exit(code)
@@ -288,7 +293,7 @@ def import_(file: Path, db: Path | None) -> None:
     try:
         total, counts = import_file(store, profile, file)
     except RecordError as exc:
-        raise Failure(str(exc)) from None
+        raise UserError(str(exc)) from None
     click.echo(
         f"imported {total} PRs: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
         + (f", {counts.kept_richer} kept (richer data already cached)" if counts.kept_richer else "")
@@ -330,15 +335,18 @@ def main(argv: list[str] | None = None) -> None:
         )
         click.echo(f"prdigest: {exc.format_message()}{hint}", err=True)
         sys.exit(EXIT_USAGE)
+    except click.ClickException as exc:  # UserError among them
+        exc.show()
+        sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except (Failure, StoreError, ConfigError, ProfileError) as exc:
+    except (StoreError, ConfigError, ProfileError) as exc:
         click.echo(f"prdigest: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     except click.Abort:
         click.echo("prdigest: aborted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except KeyboardInterrupt:
         click.echo("prdigest: interrupted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     sys.exit(code if isinstance(code, int) else 0)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from classify.rules import Profile, load_profile
@@ -22,7 +22,15 @@ class ConfigError(Exception):
 class Settings(BaseSettings):
     """Every knob prdigest reads. ``.env.example`` lists exactly these fields (a test checks)."""
 
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    # An empty value (``PRDIGEST_REPO=`` as `.env.example` ships it) means "the default", in the
+    # environment and in .env alike — not "the empty string".
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+        env_ignore_empty=True,
+    )
 
     # cache and defaults
     prdigest_db: Path = Field(default=Path("prdigest.db"), description="SQLite cache file")
@@ -41,8 +49,16 @@ class Settings(BaseSettings):
     slack_bot_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
     slack_app_token: SecretStr | None = None
-    prdigest_slack_port: int = Field(default=3000, ge=1, le=65535)
     prdigest_slack_api_url: str = "https://slack.com/api/"
+
+    # the server (`prdigest serve`): /healthz and every front end's HTTP endpoints
+    prdigest_port: int = Field(
+        default=3000,
+        ge=1,
+        le=65535,
+        validation_alias=AliasChoices("prdigest_port", "prdigest_slack_port"),
+        description="HTTP port of prdigest serve; PRDIGEST_SLACK_PORT is the older name",
+    )
 
     @field_validator("prdigest_timezone")
     @classmethod
@@ -59,6 +75,15 @@ class Settings(BaseSettings):
         if value is not None and value.count("/") != 1:
             raise ValueError(f"{value!r} is not OWNER/NAME")
         return value or None
+
+
+# Settings read under another name too (older names kept working): alias → field.
+ALIASES = {"prdigest_slack_port": "prdigest_port"}
+
+
+def secret(value: SecretStr | None) -> str:
+    """A secret setting's value, stripped; "" when unset."""
+    return value.get_secret_value().strip() if value is not None else ""
 
 
 def active_profile(settings: Settings) -> Profile:

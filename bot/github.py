@@ -3,7 +3,8 @@
 GitHub has bad days and strict limits (../shared/reference/platform-limits.md), so every request
 goes through ``GitHubClient.query``, which
 
-* retries 5xx answers, timeouts, dropped connections and truncated bodies with bounded back-off;
+* retries 5xx answers, timeouts, dropped connections and truncated bodies with bounded back-off
+  (tenacity: exponential, 1 s to 16 s, five retries);
 * waits for the primary limit to reset (``x-ratelimit-remaining: 0``, or HTTP 200 with a
   ``RATE_LIMITED`` error) or stops cleanly with ``RateLimitExceeded`` naming the reset time when
   that is further away than ``max_wait``;
@@ -22,13 +23,14 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+import tenacity
 
 from bot import github_queries as Q
+from bot.retry_after import retry_after
 from classify.models import ChangeType, FileChange, PullRequest
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -91,6 +93,24 @@ class GraphQLErrors(GitHubError):
 
 class GitHubUnavailable(GitHubError):
     """Retries are used up (5xx, timeouts, broken answers)."""
+
+
+@dataclass
+class _Attempts:
+    """What one ``query`` carries across its attempts: the (maybe shrunk) variables and how many
+    rate-limit waits it has had."""
+
+    variables: dict[str, Any]
+    rate_waits: int = 0
+    secondary: int = 0
+
+
+class _Transient(Exception):
+    """One attempt failed in a way worth retrying; ``slow`` when GitHub ran out of time."""
+
+    def __init__(self, message: str, *, slow: bool = False) -> None:
+        super().__init__(message)
+        self.slow = slow
 
 
 def _human(seconds: float) -> str:
@@ -238,55 +258,68 @@ class GitHubClient:
     ) -> dict[str, Any]:
         """Run one GraphQL query and return its ``data``; raise ``GitHubError`` subclasses otherwise.
 
-        ``adapt`` may shrink the variables before a retry that follows a gateway timeout (502/504 or
-        a client timeout): GitHub kills queries that run over 10 s, and a smaller page is the cure.
+        Transient failures (5xx, timeouts, dropped connections, truncated answers) are retried by
+        tenacity with exponential back-off (1, 2, 4, 8, 16 s; at most ``max_retries`` times).
+        ``adapt`` may shrink the variables before a retry that follows a gateway timeout (502/504
+        or a client timeout): GitHub kills queries that run over 10 s, and a smaller page is the
+        cure. Rate limits are not failures: ``_send`` waits for them (the one custom rule).
         """
-        variables = dict(variables or {})
-        transient = 0
-        rate_waits = 0
-        secondary = 0
+        sent = _Attempts(dict(variables or {}))
+
+        def before_retry(state: tenacity.RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            delay = state.next_action.sleep if state.next_action else 0.0
+            attempt = f"attempt {state.attempt_number + 1} of {self.max_retries + 1}"
+            self._note(f"{exc}; retrying in {_human(delay)} ({attempt})")
+            if isinstance(exc, _Transient) and exc.slow and adapt is not None:
+                sent.variables = adapt(sent.variables)
+
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(_Transient),
+            stop=tenacity.stop_after_attempt(self.max_retries + 1),
+            wait=tenacity.wait_exponential(multiplier=1, min=1, max=30),
+            sleep=self._sleep,
+            before_sleep=before_retry,
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    return self._send(query, sent)
+        except _Transient as exc:
+            raise GitHubUnavailable(f"{exc}; gave up after {self.max_retries + 1} attempts") from None
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    def _send(self, query: str, sent: _Attempts) -> dict[str, Any]:
+        """One request, waiting out rate limits; raises ``_Transient`` for what is worth a retry."""
         while True:
             self._respect_known_exhaustion()
             self.requests += 1
-            slow = False
             try:
-                resp = self._http.post(self.endpoint, json={"query": query, "variables": variables})
+                resp = self._http.post(self.endpoint, json={"query": query, "variables": sent.variables})
             except httpx.TimeoutException as exc:
-                problem, slow = f"GitHub did not answer in time ({type(exc).__name__})", True
+                raise _Transient(f"GitHub did not answer in time ({type(exc).__name__})", slow=True) from None
             except httpx.TransportError as exc:
-                problem = f"connection to GitHub failed ({type(exc).__name__}: {exc})"
-            else:
-                self._read_rate_headers(resp.headers)
-                outcome = self._interpret(resp)
-                if isinstance(outcome, dict):
-                    return outcome
-                kind, detail = outcome
-                if kind == "primary":
-                    rate_waits += 1
-                    self._check_rate_waits(rate_waits)
-                    self._wait_for_reset(detail)
-                    continue
-                if kind == "secondary":
-                    rate_waits += 1
-                    self._check_rate_waits(rate_waits)
-                    delay = self._retry_after(resp.headers)
-                    if delay is None:
-                        delay = 60.0 * (2**secondary)
-                    secondary += 1
-                    note = f"GitHub secondary rate limit ({detail}); waiting {_human(delay)}"
-                    self._pause(delay, "secondary", note)
-                    continue
-                problem = detail
-                slow = resp.status_code in (502, 504)
-            transient += 1
-            if transient > self.max_retries:
-                raise GitHubUnavailable(f"{problem}; gave up after {transient} attempts")
-            delay = float(min(2 ** (transient - 1), 30))
-            attempt = f"attempt {transient + 1} of {self.max_retries + 1}"
-            self._note(f"{problem}; retrying in {_human(delay)} ({attempt})")
-            self._sleep(delay)
-            if slow and adapt is not None:
-                variables = adapt(variables)
+                raise _Transient(f"connection to GitHub failed ({type(exc).__name__}: {exc})") from None
+            self._read_rate_headers(resp.headers)
+            outcome = self._interpret(resp)
+            if isinstance(outcome, dict):
+                return outcome
+            kind, detail = outcome
+            if kind == "transient":
+                raise _Transient(detail, slow=resp.status_code in (502, 504))
+            sent.rate_waits += 1
+            self._check_rate_waits(sent.rate_waits)
+            if kind == "primary":
+                self._wait_for_reset(detail)
+                continue
+            delay = retry_after(resp.headers.get("retry-after"), now=self._clock())
+            if delay is None:
+                delay = 60.0 * (2**sent.secondary)
+            sent.secondary += 1
+            self._pause(
+                delay, "secondary", f"GitHub secondary rate limit ({detail}); waiting {_human(delay)}"
+            )
 
     @property
     def rate_remaining(self) -> int | None:
@@ -372,19 +405,6 @@ class GitHubClient:
                 self.rate.reset_at = _parse_time(str(reset)).timestamp()
         except (KeyError, TypeError, ValueError):
             return
-
-    def _retry_after(self, headers: httpx.Headers) -> float | None:
-        value = headers.get("retry-after")
-        if not value:
-            return None
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            pass
-        try:
-            return max(0.0, parsedate_to_datetime(value).timestamp() - self._clock())
-        except (TypeError, ValueError):
-            return None
 
     def _check_rate_waits(self, waits: int) -> None:
         if waits > self.max_rate_waits:

@@ -2,7 +2,7 @@
 
 GitHub leaves two shapes of PR on the main branch's first-parent line:
 
-* squash (and rebase) merges — subject ``Title (#123)``;
+* squash (and rebase) merges — subject ``Title (#123)`` (or ``Title(#123)``);
 * merge commits — subject ``Merge pull request #123 from owner/branch``, the PR title as the first
   body line.
 
@@ -30,7 +30,8 @@ from typing import IO
 
 from classify.models import ChangeType, FileChange, PullRequest
 
-_SQUASH = re.compile(r"^(?P<title>.*\S)\s+\(#(?P<num>\d+)\)\s*$")
+# "Title (#123)", and "Title(#123)" as some squash subjects are written (…requirements(#8747))
+_SQUASH = re.compile(r"^(?P<title>.*\S)\s*\(#(?P<num>\d+)\)\s*$")
 _MERGE = re.compile(r"^Merge pull request #(?P<num>\d+) from (?P<head>\S+)")
 _TRAILER = re.compile(
     r"^[ \t]*(?:signed-off-by|co-authored-by)[ \t]*:.*(?:\n|$)", re.IGNORECASE | re.MULTILINE

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,13 +50,23 @@ def _records(path: Path) -> Iterator[tuple[int, PullRequest]]:
                 if not line.strip():
                     continue
                 try:
-                    yield lineno, PullRequest.model_validate_json(line)
+                    pr = PullRequest.model_validate_json(line)
                 except ValidationError as exc:
                     err = exc.errors()[0]
                     where = ".".join(str(p) for p in err["loc"]) or "record"
                     raise RecordError(f"{path}:{lineno}: {where}: {err['msg']}") from None
+                if pr.created_at is not None and pr.merged_at < pr.created_at:
+                    raise RecordError(
+                        f"{path}:{lineno}: merged_at: {_z(pr.merged_at)} is before created_at "
+                        f"{_z(pr.created_at)} (a PR is merged after it is created)"
+                    )
+                yield lineno, pr
         except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
             raise RecordError(f"{path}: not a UTF-8 JSON Lines file ({exc})") from None
+
+
+def _z(value: datetime) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def validate_file(path: Path) -> int:

@@ -21,20 +21,14 @@ import click
 from bot import github as gh
 from bot import gitlog
 from bot.config import ConfigError, Settings, active_profile, load_settings
+from bot.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from bot.sync import Progress, SyncReport, classifier_for, finish_report, sync_api, sync_git
 from storage.db import StoreError, connect
 from storage.prs import PRStore
 
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 DEFAULT_REPO = "vllm-project/vllm"
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hour)?\s*$", re.IGNORECASE)
-
-
-class BadInput(Exception):
-    """Printed as one line on stderr, exit 2."""
 
 
 # -- parsing --------------------------------------------------------------------------------------
@@ -44,7 +38,7 @@ def parse_duration(text: str) -> float:
     """Seconds from ``90``, ``90s``, ``10m`` or ``1h``."""
     m = _DURATION.match(text)
     if not m:
-        raise BadInput(f"--max-wait {text!r}: use seconds or a number with s, m or h (e.g. 90s, 10m, 1h)")
+        raise UserError(f"--max-wait {text!r}: use seconds or a number with s, m or h (e.g. 90s, 10m, 1h)")
     value = float(m.group(1))
     unit = (m.group(2) or "s").lower()[0]
     return value * {"s": 1, "m": 60, "h": 3600}[unit]
@@ -64,7 +58,7 @@ def parse_when(text: str, zone: ZoneInfo, *, option: str, end: bool = False) -> 
             return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
         value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
-        raise BadInput(
+        raise UserError(
             f"{option} {text!r}: use YYYY-MM-DD or an ISO date-time such as 2026-05-04T09:00Z"
         ) from None
     if value.tzinfo is None:
@@ -80,7 +74,7 @@ def _repo(value: str | None, settings: Settings, git_root: Path | None) -> str:
         or DEFAULT_REPO
     )
     if not _REPO.match(repo):
-        raise BadInput(f"--repo {repo!r}: expected OWNER/NAME, e.g. vllm-project/vllm")
+        raise UserError(f"--repo {repo!r}: expected OWNER/NAME, e.g. vllm-project/vllm")
     return repo
 
 
@@ -155,8 +149,7 @@ class Display:
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"prdigest sync: {message}", err=True)
-    raise click.exceptions.Exit(code)
+    raise UserError(message, exit_code=code, where="sync")
 
 
 @click.command("sync")
@@ -213,16 +206,16 @@ def sync(
         end = parse_when(until, zone, option="--until", end=True) if until else None
         now = datetime.now(UTC).replace(microsecond=0)
         if start is not None and start > now:
-            raise BadInput(f"--since {since} is in the future")
+            raise UserError(f"--since {since} is in the future")
         if start is not None and end is not None and start >= end:
-            raise BadInput(f"--since {since} is not before --until {until}")
+            raise UserError(f"--since {since} is not before --until {until}")
         git_root = gitlog.open_repo(git_path) if git_path else None
         name = _repo(repo, settings, git_root)
         if git_root is None:
             _check_github_settings(settings)  # before the cache file is created
         profile = _load_profile(settings)
         store = PRStore(connect(db or settings.prdigest_db, create=True))
-    except (BadInput, ConfigError, StoreError, gitlog.GitError) as exc:
+    except (UserError, ConfigError, StoreError, gitlog.GitError) as exc:
         _fail(str(exc), EXIT_USAGE)
         return
     classifier = classifier_for(profile)
@@ -235,11 +228,11 @@ def sync(
 def _check_github_settings(settings: Settings) -> None:
     token = settings.github_token.get_secret_value().strip() if settings.github_token is not None else ""
     if not token:
-        raise BadInput(gh.missing_token_message(settings.prdigest_github_api_url))
+        raise UserError(gh.missing_token_message(settings.prdigest_github_api_url))
     try:
         gh.graphql_endpoint(settings.prdigest_github_api_url)
     except ValueError as exc:
-        raise BadInput(str(exc)) from None
+        raise UserError(str(exc)) from None
 
 
 def _load_profile(settings: Settings) -> Any:
@@ -248,7 +241,7 @@ def _load_profile(settings: Settings) -> Any:
     try:
         return active_profile(settings)
     except ProfileError as exc:
-        raise BadInput(f"rule profile rejected: {exc}") from None
+        raise UserError(f"rule profile rejected: {exc}") from None
 
 
 def _run_api(
@@ -345,6 +338,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.UsageError as exc:
         click.echo(f"prdigest sync: {exc.format_message()} (see prdigest sync --help)", err=True)
         sys.exit(EXIT_USAGE)
+    except click.ClickException as exc:  # UserError among them
+        exc.show()
+        sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.Abort:

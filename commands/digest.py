@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
+from commands import params as P
+from commands.common import profile_note
 from commands.locale import t
-from commands.model import Block, Invocation, Paragraph, Reply, UsageError
-from commands.period import is_period, parse_period, week_of
+from commands.locale.words import join_list, tn
+from commands.model import Block, Invocation, Paragraph, Reply
+from commands.period import Period, week_of
 from commands.registry import Context, command
 from commands.report.compose import compose
 from commands.report.stats import gather
@@ -14,43 +17,51 @@ from commands.report.stats import gather
 
 @command(
     "digest",
-    usage="digest [PERIOD] [MODULE…]",
-    summary={"en": "cmd.digest", "zh": "cmd.digest"},
+    params=(P.period(), P.modules(), P.repo()),
+    summary="cmd.digest",
     examples=("digest", "digest last-week", "digest 2026-W19 rocm", "digest 2026-05-04..2026-05-10"),
 )
-def run(inv: Invocation, ctx: Context) -> Reply:
-    period_word: str | None = None
-    modules: list[str] = []
-    for word in inv.args:
-        if period_word is None and is_period(word):
-            period_word = word
-            continue
-        module = ctx.profile.resolve_module(word)
-        if module is None:
-            if is_period(word):
-                raise UsageError(f"give one period, not {word[:40]!r} as well")
-            known = ", ".join(list(ctx.profile.modules)[:12])
-            raise UsageError(
-                f"unknown module {word[:40]!r}; modules include {known} (`help digest` lists them all)"
-            )
-        if module not in modules:
-            modules.append(module)
-    period = parse_period(period_word, inv.now, inv.timezone)
+def run(inv: Invocation, ctx: Context, *, period: Period, modules: list[str]) -> Reply:
     repo = ctx.resolve_repo(inv)
     stats = gather(ctx.store, ctx.profile, repo, period, tuple(modules))
     reply = compose(stats, ctx.profile, inv.lang)
+    note = profile_note(ctx, repo, period.start, period.end, inv.lang)
     if not stats.prs:
-        notes: list[Block] = [Paragraph(text=t(inv.lang, "digest.empty", period=period.label))]
-        span = ctx.store.merged_range(repo)
-        if span is not None:
-            hint = week_of(span[1], ZoneInfo(inv.timezone)).label
-            notes.append(
+        reply.blocks = _empty(ctx, inv, repo, period, stats.merged_overall, modules)
+        reply.sections = []
+    if note is not None:
+        reply.blocks.insert(0, note)
+        reply.data["profile_note"] = note.text
+    return reply
+
+
+def _empty(
+    ctx: Context, inv: Invocation, repo: str, period: Period, overall: int | None, modules: list[str]
+) -> list[Block]:
+    """What an empty digest says: nothing in the filtered modules (and what there is), or
+    nothing at all in the period (and where the cache's data is)."""
+    lang = inv.lang
+    if modules and overall:
+        names = ", ".join(ctx.profile.module_label(m, lang) for m in modules)
+        text = tn(lang, "digest.empty_filter", overall, modules=names, period=period.label, overall=overall)
+        blocks: list[Block] = [Paragraph(text=text)]
+        present = ctx.store.tag_counts(repo, "module", period.start, period.end)
+        top = sorted(present, key=lambda m: (-present[m], m))[:6]
+        if top:
+            word = period.label if period.kind in ("iso-week", "range") else "week"
+            listed = join_list([t(lang, "digest.module_count", module=m, n=present[m]) for m in top], lang)
+            blocks.append(
                 Paragraph(
                     text=t(
-                        inv.lang, "digest.empty_range", first=span[0].date(), last=span[1].date(), hint=hint
+                        lang, "digest.empty_modules", period=period.label, modules=listed, period_word=word
                     )
                 )
             )
-        reply.blocks = notes
-        reply.sections = []
-    return reply
+        return blocks
+    blocks = [Paragraph(text=t(lang, "digest.empty", period=period.label))]
+    span = ctx.store.merged_range(repo)
+    if span is not None:
+        hint = week_of(span[1], ZoneInfo(inv.timezone)).label
+        first, last = span[0].date(), span[1].date()
+        blocks.append(Paragraph(text=t(lang, "digest.empty_range", first=first, last=last, hint=hint)))
+    return blocks

@@ -1,64 +1,68 @@
-"""``help [COMMAND]``: the registry describes itself, so help can never drift from the commands."""
+"""``help [COMMAND]``: the registry describes itself, so help can never drift from the commands.
+
+Everything shown comes from the declarations: the usage line and one line per parameter (its
+help text, its choices, and what only the active profile knows, such as the module names). No
+command is special-cased here.
+"""
 
 from __future__ import annotations
 
+from commands import params as P
 from commands.locale import t
-from commands.model import Block, Bullet, BulletList, Heading, Invocation, Paragraph, Reply, UsageError
-from commands.registry import REGISTRY, Context, command
-
-CHAT_PLATFORMS = ("slack", "discord")
+from commands.model import Block, Bullet, BulletList, Heading, Invocation, Paragraph, Reply
+from commands.registry import REGISTRY, CommandSpec, Context, command, how_to_type, scope, surface
 
 
-def how_to_type(inv: Invocation) -> str:
-    """What goes before a command where it was asked: ``/digest`` in chat, ``prdigest digest`` in a terminal."""
-    return "/" if inv.platform in CHAT_PLATFORMS else "prdigest "
+def describe(param: P.Param, spec_scope: P.Scope, lang: str) -> str:
+    """``PERIOD — week (the last 7 days, default), …``: one parameter as help shows it."""
+    notes = [t(lang, "help.choices", choices=", ".join(param.choices))] if param.choices else []
+    if param.extra is not None:
+        notes.append(param.extra(spec_scope, lang))
+    text = f"{param.usage().strip('[]')} — {t(lang, param.help)}"
+    if not notes:
+        return text
+    return text + (f"（{'；'.join(notes)}）" if lang == "zh" else f" ({'; '.join(notes)})")
+
+
+def explain(spec: CommandSpec, inv: Invocation, ctx: Context) -> Reply:
+    lang = inv.lang
+    lead = how_to_type(inv)
+    shown = P.for_surface(spec.params, surface(inv))
+    spec_scope = scope(inv, ctx)
+    blocks: list[Block] = [
+        Paragraph(text=t(lang, spec.summary)),
+        Heading(text=t(lang, "help.usage"), level=3),
+        Paragraph(text=lead + spec.usage_for(surface(inv))),
+    ]
+    if shown:
+        blocks += [
+            Heading(text=t(lang, "help.parameters"), level=3),
+            BulletList(items=[Bullet(text=describe(p, spec_scope, lang)) for p in shown]),
+        ]
+    if spec.examples:
+        blocks += [
+            Heading(text=t(lang, "help.examples"), level=3),
+            BulletList(items=[Bullet(text=lead + e) for e in spec.examples]),
+        ]
+    data = {
+        "command": spec.name,
+        "usage": spec.usage,
+        "params": [p.name for p in spec.params],
+        "examples": list(spec.examples),
+    }
+    return Reply(command="help", title=f"help {spec.name}", blocks=blocks, data=data)
 
 
 @command(
-    "help",
-    usage="help [COMMAND]",
-    summary={"en": "cmd.help", "zh": "cmd.help"},
-    examples=("help", "help digest"),
+    "help", params=(P.command_name(),), summary="cmd.help", examples=("help", "help digest"), postable=False
 )
-def run(inv: Invocation, ctx: Context) -> Reply:
+def run(inv: Invocation, ctx: Context, *, command: str | None) -> Reply:
+    if command is not None:
+        return explain(REGISTRY[command], inv, ctx)
     lang = inv.lang
     lead = how_to_type(inv)
-    if len(inv.args) > 1:
-        raise UsageError("help takes at most one command name")
-    if inv.args:
-        name = inv.args[0].lower().lstrip("/")
-        spec = REGISTRY.get(name)
-        if spec is None:
-            raise UsageError(
-                f"unknown command {inv.args[0][:40]!r}; commands are: {', '.join(sorted(REGISTRY))}"
-            )
-        blocks: list[Block] = [
-            Paragraph(text=t(lang, spec.summary.get(lang, spec.summary["en"]))),
-            Heading(text=t(lang, "help.usage"), level=3),
-            Paragraph(text=lead + spec.usage),
-        ]
-        if spec.examples:
-            blocks += [
-                Heading(text=t(lang, "help.examples"), level=3),
-                BulletList(items=[Bullet(text=lead + e) for e in spec.examples]),
-            ]
-        if name in ("digest", "risks", "search"):
-            blocks.append(Paragraph(text=t(lang, "help.periods")))
-        if name == "digest":
-            sep = "、" if lang == "zh" else ", "
-            blocks.append(
-                Paragraph(
-                    text=t(lang, "help.modules", profile=ctx.profile.name) + sep.join(ctx.profile.modules)
-                )
-            )
-        if name == "risks":
-            blocks.append(Paragraph(text=t(lang, "help.flags")))
-        details = {"command": name, "usage": spec.usage, "examples": list(spec.examples)}
-        return Reply(command="help", title=f"help {name}", blocks=blocks, data=details)
-    items = [
-        Bullet(text=f"{lead}{s.usage} — {t(lang, s.summary.get(lang, s.summary['en']))}")
-        for s in REGISTRY.values()
-    ]
-    blocks = [BulletList(items=items), Paragraph(text=t(lang, "help.periods"))]
+    where = surface(inv)
+    items = [Bullet(text=f"{lead}{s.usage_for(where)} — {t(lang, s.summary)}") for s in REGISTRY.values()]
+    blocks: list[Block] = [BulletList(items=items), Paragraph(text=t(lang, "help.more", lead=lead))]
     data = {"commands": [{"name": s.name, "usage": s.usage} for s in REGISTRY.values()]}
     return Reply(command="help", title=t(lang, "help.title"), blocks=blocks, data=data)

@@ -9,12 +9,14 @@ each renderer escapes for its own medium.
 
 from __future__ import annotations
 
-import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
+
+from commands.locale import t
 
 Lang = Literal["en", "zh"]
 Status = Literal["ok", "usage", "not_found", "error"]
@@ -22,10 +24,19 @@ Status = Literal["ok", "usage", "not_found", "error"]
 
 @dataclass(frozen=True)
 class Invocation:
-    """A request to run one command, independent of where it came from."""
+    """A request to run one command, independent of where it came from.
+
+    A front end fills in either ``args`` (the words as typed after the command: a terminal, a
+    chat message's text split by ``commands.params.split_text``) or ``options`` (values already
+    named by the platform, e.g. Discord's typed slash-command options). The registry turns
+    either into the command's parsed parameters, so handlers never see raw words. ``flags`` are
+    the chat words that change delivery, not content (``public``).
+    """
 
     command: str
     args: tuple[str, ...] = ()
+    options: Mapping[str, object] = field(default_factory=dict)
+    flags: frozenset[str] = frozenset()
     repo: str | None = None
     lang: Lang = "en"
     timezone: str = "UTC"
@@ -95,25 +106,63 @@ class Divider(BaseModel):
     type: Literal["divider"] = "divider"
 
 
+class Image(BaseModel):
+    """A picture (the digest's chart). ``name`` names the file a poster uploads with the message
+    (``Reply.files``); ``url`` is set when the picture is already on the web. ``alt`` is what
+    readers without images get, so every renderer can fall back to it."""
+
+    type: Literal["image"] = "image"
+    name: str
+    alt: str
+    url: str = ""
+
+
 Block = Annotated[
-    Heading | Paragraph | BulletList | PRItem | Facts | Table | Divider, Field(discriminator="type")
+    Heading | Paragraph | BulletList | PRItem | Facts | Table | Divider | Image, Field(discriminator="type")
 ]
 
 
-class Reply(BaseModel):
-    """A command's answer. ``data`` is the stable JSON form; ``blocks`` are what people read.
+class Section(BaseModel):
+    """A titled part of a long answer; chat posts each in the lead message's thread."""
 
-    ``sections`` marks where the blocks may be split into separate messages (a chat digest posts
-    its summary as a lead message and each section as a reply in its thread): each entry is the
-    index of the block that starts a section.
+    title: str
+    blocks: list[Block] = Field(default_factory=list)
+
+
+class Attachment(BaseModel):
+    """A file that goes with the reply (the chart's PNG); never part of the JSON output."""
+
+    name: str
+    content_type: str
+    data: bytes
+
+
+class NotCached(BaseModel):
+    """The typed outcome of ``pr`` for a PR missing from the cache: the edges may fetch it."""
+
+    repo: str
+    number: int
+
+
+class Reply(BaseModel):
+    """A command's answer. ``data`` is the stable JSON form; the blocks are what people read.
+
+    ``blocks`` is the lead (all of a short answer; a digest's executive summary); ``sections``
+    are the titled parts that follow (a chat digest posts the lead as one message and each
+    section as a reply in its thread). ``lang`` is the caller's language, for the fixed words a
+    renderer adds (the registry sets it). ``not_cached`` is set instead of an answer when ``pr``
+    asked about a PR the cache does not hold.
     """
 
     command: str
     status: Status = "ok"
+    lang: Lang = "en"
     title: str = ""
     blocks: list[Block] = Field(default_factory=list)
+    sections: list[Section] = Field(default_factory=list)
     data: dict[str, Any] = Field(default_factory=dict)
-    sections: list[int] = Field(default_factory=list)
+    files: list[Attachment] = Field(default_factory=list, exclude=True)
+    not_cached: NotCached | None = None
 
     @property
     def ok(self) -> bool:
@@ -128,12 +177,25 @@ class Reply(BaseModel):
     def not_found(cls, command: str, message: str) -> Reply:
         return cls(command=command, status="not_found", title=message, data={"error": message})
 
-    def split_sections(self) -> list[list[Block]]:
-        """The blocks cut at ``sections`` (the first chunk is the lead)."""
-        cuts = sorted({i for i in self.sections if 0 < i < len(self.blocks)})
-        bounds = [0, *cuts, len(self.blocks)]
-        return [self.blocks[a:b] for a, b in itertools.pairwise(bounds) if a < b]
+    def all_blocks(self) -> list[Block]:
+        """The lead, then each section as its heading and blocks: the reply read top to bottom."""
+        out: list[Block] = list(self.blocks)
+        for section in self.sections:
+            out.append(Heading(text=section.title, level=2))
+            out.extend(section.blocks)
+        return out
 
 
 class UsageError(Exception):
-    """Raised by parsers and commands for bad input; the registry turns it into ``Reply.usage``."""
+    """Bad input, raised by parameter parsers and commands; the registry turns it into a usage
+    Reply in the caller's language. ``key`` names a string in ``commands/locale`` and
+    ``values`` fill it in."""
+
+    def __init__(self, key: str, /, **values: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+    def __str__(self) -> str:
+        """The English message (logs, tests); callers show ``t(lang, key, **values)``."""
+        return t("en", self.key, **self.values)

@@ -14,7 +14,6 @@ from zoneinfo import ZoneInfo
 
 from commands.model import UsageError
 
-PERIOD_HELP = "week, last-week, YYYY-Www (e.g. 2026-W19) or YYYY-MM-DD..YYYY-MM-DD"
 _ISO_WEEK = re.compile(r"^(\d{4})-?[Ww](\d{1,2})$")
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$")
 _MAX_RANGE_DAYS = 366 * 20
@@ -34,11 +33,15 @@ class Period:
         return self.end - self.start
 
     def previous(self, n: int) -> list[Period]:
-        """The ``n`` windows of the same length right before this one, nearest first."""
+        """The ``n`` windows of the same length right before this one, nearest first (fewer when
+        they would start before year 1)."""
         out = []
         for k in range(1, n + 1):
             shift = self.length * k
-            out.append(Period(self.start - shift, self.end - shift, f"-{k}", "previous"))
+            try:
+                out.append(Period(self.start - shift, self.end - shift, f"-{k}", "previous"))
+            except OverflowError:
+                break
         return out
 
     def as_dict(self) -> dict[str, str]:
@@ -58,11 +61,11 @@ def iso_week(year: int, week: int, zone: ZoneInfo) -> Period:
         monday = date.fromisocalendar(year, week, 1)
     except ValueError:
         weeks = date(year, 12, 28).isocalendar().week if 1 <= year <= 9999 else 52
-        raise UsageError(f"{year}-W{week:02d} is not an ISO week ({year} has weeks 1–{weeks})") from None
+        raise UsageError("error.iso_week", week=f"{year}-W{week:02d}", year=year, weeks=weeks) from None
     return Period(
         _local_midnight(monday, zone),
         _local_midnight(monday + timedelta(days=7), zone),
-        f"{year}-W{week:02d}",
+        f"{year:04d}-W{week:02d}",
         "iso-week",
     )
 
@@ -86,6 +89,13 @@ def is_period(word: str) -> bool:
 
 def parse_period(text: str | None, now: datetime, timezone: str = "UTC") -> Period:
     """Parse a period word; raises UsageError naming what is accepted."""
+    try:
+        return _parse_period(text, now, timezone)
+    except OverflowError:  # a week or range at the very edge of the calendar (9999-W52 ends in 10000)
+        raise UsageError("error.calendar", word=repr((text or "")[:40])) from None
+
+
+def _parse_period(text: str | None, now: datetime, timezone: str) -> Period:
     zone = ZoneInfo(timezone)
     word = (text or "week").strip().lower()
     if word == "week":
@@ -106,15 +116,15 @@ def parse_period(text: str | None, now: datetime, timezone: str = "UTC") -> Peri
         try:
             first, last = date.fromisoformat(m.group(1)), date.fromisoformat(m.group(2))
         except ValueError as exc:
-            raise UsageError(f"{text!r} is not a valid date range ({exc})") from None
+            raise UsageError("error.range_invalid", word=repr(text), reason=str(exc)) from None
         if last < first:
-            raise UsageError(f"{text!r}: the range ends before it starts")
+            raise UsageError("error.range_order", word=repr(text))
         if (last - first).days > _MAX_RANGE_DAYS:
-            raise UsageError(f"{text!r}: a range may span at most 20 years")
+            raise UsageError("error.range_long", word=repr(text))
         return Period(
             _local_midnight(first, zone),
             _local_midnight(last + timedelta(days=1), zone),
             f"{first}..{last}",
             "range",
         )
-    raise UsageError(f"unknown period {text!r}; use {PERIOD_HELP}")
+    raise UsageError("error.period", word=repr(text))

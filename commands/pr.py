@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from commands.common import parse_pr_number, pr_ref, pr_tags
+from commands import params as P
+from commands.common import pr_ref, pr_tags, stale_profile_note
 from commands.locale import flag_label, t
+from commands.locale.effects import effect_text
+from commands.locale.evidence import evidence_text
 from commands.locale.reasons import score_reason
 from commands.model import (
     Block,
@@ -14,10 +17,10 @@ from commands.model import (
     Facts,
     Heading,
     Invocation,
+    NotCached,
     Paragraph,
     PRItem,
     Reply,
-    UsageError,
 )
 from commands.period import week_of
 from commands.registry import Context, command
@@ -26,20 +29,21 @@ from commands.report.keys import week_view
 
 @command(
     "pr",
-    usage="pr NUMBER (or a PR URL)",
-    summary={"en": "cmd.pr", "zh": "cmd.pr"},
+    params=(P.pr_number(), P.repo()),
+    summary="cmd.pr",
     examples=("pr 42121", "pr https://github.com/vllm-project/vllm/pull/42121"),
 )
-def run(inv: Invocation, ctx: Context) -> Reply:
-    if len(inv.args) != 1:
-        raise UsageError("give exactly one PR number" if inv.args else "which PR? give its number")
-    number, url_repo = parse_pr_number(inv.args[0])
-    repo = url_repo or ctx.resolve_repo(inv)
+def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
+    repo = number.repo or ctx.resolve_repo(inv, cached=False)
     lang = inv.lang
-    item = ctx.store.get(repo, number)
+    item = ctx.store.get(repo, number.number)
     if item is None:
-        return Reply.not_found("pr", t(lang, "pr.not_cached", number=number, repo=repo)).model_copy(
-            update={"data": {"error": "not cached", "number": number, "repo": repo}}
+        missing = Reply.not_found("pr", t(lang, "pr.not_cached", number=number.number, repo=repo))
+        return missing.model_copy(
+            update={
+                "data": {"error": "not cached", "number": number.number, "repo": repo},
+                "not_cached": NotCached(repo=repo, number=number.number),
+            }
         )
     pr, cls = item.pr, item.cls
     zone = ZoneInfo(inv.timezone)
@@ -63,10 +67,14 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     if cls.gist:
         blocks.append(Paragraph(text=cls.gist))
     facts = [
-        (t(lang, "pr.modules"), ", ".join(ctx.profile.module_label(m, lang) for m in cls.modules) or "—")
+        (
+            t(lang, "pr.modules"),
+            ("、" if lang == "zh" else ", ").join(ctx.profile.module_label(m, lang) for m in cls.modules)
+            or "—",
+        )
     ]
     if pr.labels:
-        facts.append((t(lang, "pr.labels"), ", ".join(pr.labels)))
+        facts.append((t(lang, "pr.labels"), ("、" if lang == "zh" else ", ").join(pr.labels)))
     facts.append(
         (
             t(lang, "pr.score", score=f"{cls.score:g}", rank=f"#{rank}/{peers}"),
@@ -76,26 +84,35 @@ def run(inv: Invocation, ctx: Context) -> Reply:
     blocks.append(Facts(items=facts))
     blocks.append(Heading(text=t(lang, "pr.flags"), level=3))
     if cls.flags:
-        blocks.append(
-            BulletList(
-                items=[Bullet(text=f"{flag_label(lang, f.kind)}: {'; '.join(f.evidence)}") for f in cls.flags]
-            )
-        )
+        items = []
+        for f in cls.flags:
+            shown = evidence_text(f.kind, f.evidence, lang, pr.title)
+            sep = "：" if lang == "zh" else ": "
+            items.append(Bullet(text=flag_label(lang, f.kind) + (sep + shown if shown else "")))
+        blocks.append(BulletList(items=items))
     else:
         blocks.append(Paragraph(text=t(lang, "pr.no_flags")))
     if cls.breakdown:
+        reasons = [score_reason(lang, p, ctx.profile, view.theme_names) for p in cls.breakdown]
+        blocks.append(Heading(text=t(lang, "pr.breakdown"), level=3))
         blocks.append(
             BulletList(
                 items=[
-                    Bullet(text=f"{p.points:+g}  {score_reason(lang, p, ctx.profile, view.theme_names)}")
-                    for p in cls.breakdown
+                    Bullet(text=f"{p.points:+g}  {r}") for p, r in zip(cls.breakdown, reasons, strict=True)
                 ]
             )
         )
     if cls.highlights:
         blocks.append(Heading(text=t(lang, "pr.highlights"), level=3))
-        blocks.append(BulletList(items=[Bullet(text=h) for h in cls.highlights]))
+        blocks.append(BulletList(items=[Bullet(text=effect_text(h, lang)) for h in cls.highlights]))
     blocks.append(Paragraph(text=t(lang, "pr.profile", profile=cls.profile, version=cls.profile_version)))
+    note = stale_profile_note(
+        {(cls.profile, cls.profile_version): 1}, (ctx.profile.name, ctx.profile.version), lang
+    )
+    if note is not None:
+        blocks.append(
+            Paragraph(text=t(lang, "pr.stale_profile", new=f"{ctx.profile.name} {ctx.profile.version}"))
+        )
 
     data = {
         "repo": repo,

@@ -1,23 +1,25 @@
 """One registry of commands shared by every front end.
 
-Each command is a function ``(Invocation, Context) -> Reply`` registered with ``@command``.
-The CLI generates its subcommands from this registry and the chat adapters dispatch to it, so
-argument parsing, usage messages and help text exist once.
+Each command is a function ``(Invocation, Context, **values) -> Reply`` registered with
+``@command`` together with its typed parameters (``commands.params``). The CLI generates its
+subcommands from this registry, the chat adapters dispatch to it and Discord builds its
+application commands from it, so parsing, usage lines, help and the messages for bad input exist
+once, in both languages.
 """
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from classify.rules import Profile
+from commands.locale import t
 from commands.model import Invocation, Reply, UsageError
+from commands.params import Param, Parsed, Scope, Surface, parse, public, usage_line
 from storage.prs import PRStore
 
-Handler = Callable[[Invocation, "Context"], Reply]
-
-MAX_ARGUMENT_CHARS = 500
+Handler = Callable[..., Reply]
+CHAT_PLATFORMS = ("slack", "discord")
 
 
 @dataclass
@@ -27,31 +29,54 @@ class Context:
     store: PRStore
     profile: Profile
 
-    def resolve_repo(self, inv: Invocation) -> str:
-        """The repository to answer about: the invocation's, else the only one in the cache."""
-        if inv.repo:
-            return inv.repo
+    def resolve_repo(self, inv: Invocation, *, cached: bool = True) -> str:
+        """The repository to answer about: the invocation's, else the only one in the cache.
+
+        With ``cached`` (every command but ``pr``, which may fetch a PR on demand) a repository the
+        cache does not hold is refused, naming the ones it holds: an empty report about a
+        misspelt name would read as "nothing happened there".
+        """
         repos = self.store.repos()
+        if inv.repo:
+            if not cached:
+                return inv.repo
+            same = [r for r in repos if r.lower() == inv.repo.lower()]
+            if same:
+                return same[0]
+            if not repos:
+                raise UsageError("error.repo_not_cached_empty", repo=inv.repo[:100])
+            raise UsageError("error.repo_not_cached", repo=inv.repo[:100], repos=", ".join(repos))
         if len(repos) == 1:
             return repos[0]
         if not repos:
-            raise UsageError(
-                "the cache is empty: run `prdigest demo`, `prdigest import FILE` or `prdigest sync` first"
-            )
-        raise UsageError(
-            f"the cache holds several repositories ({', '.join(repos)}); choose one with --repo OWNER/NAME"
-        )
+            raise UsageError("error.cache_empty")
+        raise UsageError("error.several_repos", repos=", ".join(repos))
 
 
 @dataclass(frozen=True)
 class CommandSpec:
+    """A registered command: its parameters, its one-line summary (a locale key), examples.
+
+    ``admin_only`` commands (the subscription commands to come) are refused unless the front end
+    marked the invocation ``is_admin``. ``postable`` commands produce a Reply worth posting to a
+    channel (``--post``).
+    """
+
     name: str
-    usage: str
-    summary: dict[str, str]
+    params: tuple[Param, ...]
+    summary: str
     handler: Handler
     examples: tuple[str, ...] = ()
     admin_only: bool = False
-    details: dict[str, str] = field(default_factory=dict)
+    postable: bool = True
+
+    @property
+    def usage(self) -> str:
+        """The usage line as a terminal shows it (without the ``prdigest`` in front)."""
+        return usage_line(self.name, self.params, "cli")
+
+    def usage_for(self, surface: Surface) -> str:
+        return usage_line(self.name, self.params, surface)
 
 
 REGISTRY: dict[str, CommandSpec] = {}
@@ -60,31 +85,22 @@ REGISTRY: dict[str, CommandSpec] = {}
 def command(
     name: str,
     *,
-    usage: str,
-    summary: dict[str, str],
+    params: Sequence[Param] = (),
+    summary: str,
     examples: tuple[str, ...] = (),
     admin_only: bool = False,
-    details: dict[str, str] | None = None,
+    postable: bool = True,
 ) -> Callable[[Handler], Handler]:
-    """Register a command; ``summary``/``details`` hold one string per language (en, zh)."""
+    """Register a command. Every command also takes the chat flag ``public``."""
 
     def register(fn: Handler) -> Handler:
         if name in REGISTRY:
             raise ValueError(f"command {name!r} registered twice")
-        REGISTRY[name] = CommandSpec(name, usage, summary, fn, examples, admin_only, details or {})
+        declared = (*params, public())
+        REGISTRY[name] = CommandSpec(name, declared, summary, fn, examples, admin_only, postable)
         return fn
 
     return register
-
-
-def split_args(text: str) -> tuple[str, ...]:
-    """Split chat text into words the way a shell would, forgiving an unbalanced quote."""
-    if len(text) > MAX_ARGUMENT_CHARS:
-        raise UsageError(f"arguments are too long ({len(text)} characters; at most {MAX_ARGUMENT_CHARS})")
-    try:
-        return tuple(shlex.split(text))
-    except ValueError:
-        return tuple(text.replace('"', " ").replace("'", " ").split())
 
 
 def load_all() -> None:
@@ -92,16 +108,67 @@ def load_all() -> None:
     from commands import digest, help, pr, risks, search  # noqa: F401
 
 
-def dispatch(inv: Invocation, ctx: Context) -> Reply:
-    """Run ``inv`` and always return a Reply: bad input becomes a one-line usage answer."""
+def surface(inv: Invocation) -> Surface:
+    return "slack" if inv.platform == "slack" else "discord" if inv.platform == "discord" else "cli"
+
+
+def how_to_type(inv: Invocation) -> str:
+    """What goes before a command where it was asked: ``/digest`` in chat, ``prdigest digest`` in a terminal."""
+    return "/" if inv.platform in CHAT_PLATFORMS else "prdigest "
+
+
+def scope(inv: Invocation, ctx: Context, *, repos: bool = False) -> Scope:
+    """What the parameter parsers may consult for ``inv`` (``repos`` costs a query)."""
+    load_all()
+    return Scope(
+        now=inv.now,
+        timezone=inv.timezone,
+        profile=ctx.profile,
+        commands=tuple(REGISTRY),
+        repos=tuple(ctx.store.repos()) if repos else (),
+    )
+
+
+def error_text(inv: Invocation, exc: UsageError) -> str:
+    """A UsageError in the caller's language."""
+    return t(inv.lang, exc.key, **exc.values)
+
+
+def usage_reply(inv: Invocation, exc: UsageError) -> Reply:
+    """``<what was wrong> — usage: /digest [PERIOD] [MODULE…] [public]``, in the caller's language."""
+    message = error_text(inv, exc)
+    spec = REGISTRY.get(inv.command)
+    if spec is None:
+        return Reply.usage(inv.command or "?", message)
+    line = how_to_type(inv) + spec.usage_for(surface(inv))
+    return Reply.usage(spec.name, t(inv.lang, "usage.line", message=message, usage=line))
+
+
+def parse_invocation(inv: Invocation, ctx: Context) -> tuple[CommandSpec, Invocation, Parsed]:
+    """Look the command up and parse its parameters; raises UsageError."""
     load_all()
     spec = REGISTRY.get(inv.command)
     if spec is None:
-        known = ", ".join(sorted(REGISTRY))
-        return Reply.usage(inv.command or "?", f"unknown command {inv.command!r}; commands are: {known}")
-    if spec.admin_only and not inv.is_admin:
-        return Reply.usage(spec.name, f"{spec.name} is for workspace admins only")
-    try:
-        return spec.handler(inv, ctx)
-    except UsageError as exc:
-        return Reply.usage(spec.name, f"{exc} — usage: {spec.usage}")
+        raise UsageError(
+            "error.unknown_command", word=repr(inv.command[:40]), known=", ".join(sorted(REGISTRY))
+        )
+    parsed = parse(spec.params, inv, scope(inv, ctx))
+    if parsed.invocation:
+        inv = replace(inv, **parsed.invocation)
+    return spec, inv, parsed
+
+
+def dispatch(inv: Invocation, ctx: Context) -> Reply:
+    """Run ``inv`` and always return a Reply: bad input becomes a one-line usage answer."""
+    load_all()
+    wanted = REGISTRY.get(inv.command)
+    if wanted is not None and wanted.admin_only and not inv.is_admin:
+        reply = Reply.usage(wanted.name, t(inv.lang, "error.admin_only", name=wanted.name))
+    else:
+        try:
+            spec, inv, parsed = parse_invocation(inv, ctx)
+            reply = spec.handler(inv, ctx, **parsed.values)
+        except UsageError as exc:
+            reply = usage_reply(inv, exc)
+    reply.lang = inv.lang
+    return reply

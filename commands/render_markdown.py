@@ -8,17 +8,36 @@ from __future__ import annotations
 
 import re
 
-from commands.model import Block, BulletList, Divider, Facts, Heading, Paragraph, PRItem, PRRef, Reply, Table
+from commands.model import (
+    Block,
+    BulletList,
+    Divider,
+    Facts,
+    Heading,
+    Image,
+    Paragraph,
+    PRItem,
+    PRRef,
+    Reply,
+    Table,
+)
 from commands.render_text import clean
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
-_LEADING = re.compile(r"^([#+\->=]|\d+\.)")
+_LEADING_MARK = re.compile(r"^([#+\-=])(?=\s|$)")
+_LEADING_NUMBER = re.compile(r"^(\d+)([.)])(?=\s|$)")
 
 
 def escape(text: str) -> str:
-    """Inline-safe text: no emphasis, code, links, HTML, table cells or @-mentions can form."""
+    """Inline-safe text: no emphasis, code, links, HTML, table cells or @-mentions can form.
+
+    A line may not start a heading, list or setext underline either: a leading "#", "-", "+"
+    or "=" before a space is backslash-escaped, and so is the dot (not the digits) of "1. " —
+    "\\1." would show its backslash, and "28.2" or "-45%" are no list items to escape.
+    """
     out = _SPECIAL.sub(r"\\\1", clean(text)).replace("@", "&#64;")
-    return _LEADING.sub(r"\\\1", out)
+    out = _LEADING_MARK.sub(r"\\\1", out)
+    return _LEADING_NUMBER.sub(r"\1\\\2", out)
 
 
 def _link(pr: PRRef) -> str:
@@ -57,6 +76,11 @@ def _block(block: Block) -> list[str]:
         return [*out, ""]
     if isinstance(block, Divider):
         return ["---", ""]
+    if isinstance(block, Image):
+        if block.url.startswith(("https://", "http://")):
+            url = block.url.replace(")", "%29").replace(" ", "%20")
+            return [f"![{escape(block.alt)}]({url})", ""]
+        return [f"_{escape(block.alt)}_", ""]
     raise TypeError(f"unknown block {type(block).__name__}")
 
 
@@ -64,7 +88,7 @@ def render_markdown(reply: Reply) -> str:
     if reply.status != "ok":
         return escape(reply.title) + "\n"
     lines = [f"# {escape(reply.title)}", ""] if reply.title else []
-    for block in reply.blocks:
+    for block in reply.all_blocks():
         lines.extend(_block(block))
     text = "\n".join(lines)
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"

@@ -10,7 +10,20 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from commands.model import Block, BulletList, Divider, Facts, Heading, Paragraph, PRItem, PRRef, Reply, Table
+from commands.locale import t
+from commands.model import (
+    Block,
+    BulletList,
+    Divider,
+    Facts,
+    Heading,
+    Image,
+    Paragraph,
+    PRItem,
+    PRRef,
+    Reply,
+    Table,
+)
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -38,7 +51,7 @@ def _underline(text: str, char: str) -> str:
     return char * max(3, width(text))
 
 
-def _block(block: Block) -> list[str]:
+def _block(block: Block, lang: str) -> list[str]:
     if isinstance(block, Heading):
         text = clean(block.text)
         if block.level <= 2:
@@ -69,6 +82,8 @@ def _block(block: Block) -> list[str]:
         return out
     if isinstance(block, Divider):
         return ["-" * 40]
+    if isinstance(block, Image):
+        return [t(lang, "chat.image", alt=clean(block.alt))]
     raise TypeError(f"unknown block {type(block).__name__}")
 
 
@@ -77,8 +92,8 @@ def render_text(reply: Reply) -> str:
     if reply.status != "ok":
         return clean(reply.title)
     lines = [clean(reply.title), _underline(clean(reply.title), "=")] if reply.title else []
-    for block in reply.blocks:
-        lines.extend(_block(block))
+    for block in reply.all_blocks():
+        lines.extend(_block(block, reply.lang))
     return "\n".join(lines).strip("\n") + "\n"
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from classify.models import FLAG_KINDS
-from commands.common import parse_flag_kind, pr_ref, pr_tags
+from commands import params as P
+from commands.common import pr_ref, pr_tags, profile_note
 from commands.locale import flag_label, t
-from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply, UsageError
-from commands.period import is_period, parse_period
+from commands.locale.evidence import evidence_text
+from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply
+from commands.period import Period
 from commands.registry import Context, command
 from storage.prs import StoredPR
 
@@ -15,36 +17,41 @@ OVERVIEW_LISTED = 20  # PRs shown per kind by `risks all`, an overview that poin
 
 
 def _evidence(item: StoredPR, kind: str) -> list[str]:
+    """The stored evidence (JSON: stable, as the classifier wrote it)."""
     if kind == "all":
         return [f"{f.kind}: {'; '.join(f.evidence)}" for f in item.cls.flags]
     flag = item.cls.flag(kind)  # type: ignore[arg-type]
     return list(flag.evidence) if flag else []
 
 
+def _shown(item: StoredPR, kind: str, lang: str) -> list[str]:
+    """The evidence as a reader sees it: translated, nothing that only repeats the title."""
+    flag = item.cls.flag(kind)  # type: ignore[arg-type]
+    if flag is None:
+        return []
+    text = evidence_text(kind, flag.evidence, lang, item.pr.title)
+    return [text] if text else []
+
+
 @command(
     "risks",
-    usage=f"risks [{'|'.join(FLAG_KINDS)}|all] [PERIOD]",
-    summary={"en": "cmd.risks", "zh": "cmd.risks"},
+    params=(P.risk_kind(), P.period(), P.repo()),
+    summary="cmd.risks",
     examples=("risks core-path", "risks breaking last-week", "risks all 2026-W19"),
 )
-def run(inv: Invocation, ctx: Context) -> Reply:
-    kind_word: str | None = None
-    period_word: str | None = None
-    for word in inv.args:
-        if period_word is None and is_period(word):
-            period_word = word
-        elif kind_word is None and not is_period(word):
-            kind_word = word
-        else:
-            raise UsageError(f"unexpected {word[:40]!r}")
-    kind = parse_flag_kind(kind_word or "all")
-    period = parse_period(period_word, inv.now, inv.timezone)
+def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
     repo = ctx.resolve_repo(inv)
     lang = inv.lang
+    # the period as a word for the "… N more: `risks KIND PERIOD`" pointers (the default needs none)
+    period_word = None if period.kind == "rolling" else period.label
 
     items = ctx.store.flagged_between(repo, period.start, period.end, None if kind == "all" else kind)
 
     kind_text = t(lang, "risks.all") if kind == "all" else flag_label(lang, kind)
+
+    def label(module: str) -> str:
+        return ctx.profile.module_label(module, lang)
+
     blocks: list[Block] = []
     if not items:
         blocks.append(Paragraph(text=t(lang, "risks.none", kind=kind_text, period=period.label)))
@@ -58,9 +65,13 @@ def run(inv: Invocation, ctx: Context) -> Reply:
         limit = OVERVIEW_LISTED if kind == "all" else MAX_LISTED
         for group in (k for k in FLAG_KINDS if k in groups):
             members = groups[group]
-            blocks.append(Heading(text=f"{flag_label(lang, group)} ({len(members)})", level=3))
+            blocks.append(
+                Heading(text=t(lang, "risks.group", kind=flag_label(lang, group), n=len(members)), level=3)
+            )
             blocks.extend(
-                PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=_evidence(s, group))
+                PRItem(
+                    pr=pr_ref(s), tags=pr_tags(s, lang, key=False, label=label), lines=_shown(s, group, lang)
+                )
                 for s in members[:limit]
             )
             hidden = len(members) - limit
@@ -85,5 +96,9 @@ def run(inv: Invocation, ctx: Context) -> Reply:
             for s in items
         ],
     }
+    note = profile_note(ctx, repo, period.start, period.end, lang)
+    if note is not None:
+        blocks.insert(0, note)
+        data["profile_note"] = note.text
     title = t(lang, "risks.title", kind=kind_text, repo=repo, period=period.label)
     return Reply(command="risks", title=title, blocks=blocks, data=data)

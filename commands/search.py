@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+from commands import params as P
 from commands.common import pr_ref, pr_tags
 from commands.locale import t
 from commands.model import Block, Invocation, Paragraph, PRItem, Reply, UsageError
-from commands.period import is_period, parse_period
+from commands.period import Period
 from commands.registry import Context, command
 from storage.prs import PRStore
 
@@ -27,23 +28,17 @@ def fts_query(words: list[str], *, prefix: bool = True) -> str:
     """
     tokens = [tok for w in words for tok in _TOKEN.findall(w)]
     if not tokens:
-        raise UsageError("search needs at least one word (letters or digits)")
+        raise UsageError("error.no_letters")
     return " ".join(f'"{tok}"*' if prefix and len(tok) >= 3 else f'"{tok}"' for tok in tokens[:MAX_WORDS])
 
 
 @command(
     "search",
-    usage="search WORDS… [PERIOD]",
-    summary={"en": "cmd.search", "zh": "cmd.search"},
+    params=(P.words(), P.period(trailing=True, default=None), P.repo()),
+    summary="cmd.search",
     examples=("search AutoWeightsLoader", "search tree attention 2026-W19", "search nixl last-week"),
 )
-def run(inv: Invocation, ctx: Context) -> Reply:
-    words = list(inv.args)
-    period = None
-    if words and is_period(words[-1]) and len(words) > 1:
-        period = parse_period(words.pop(), inv.now, inv.timezone)
-    if not words:
-        raise UsageError("search needs at least one word")
+def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | None) -> Reply:
     exact, wide = fts_query(words, prefix=False), fts_query(words)
     repo = ctx.resolve_repo(inv)
     lang = inv.lang

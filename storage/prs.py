@@ -443,6 +443,11 @@ class PRStore:
         assert lo is not None and hi is not None
         return lo, hi
 
+    def first_merged(self, repo: str) -> datetime | None:
+        """When the cache's first PR of ``repo`` was merged (one index seek, unlike ``merged_range``)."""
+        row = self.db.execute("SELECT min(merged_at) FROM prs WHERE repo = ?", (repo,)).fetchone()
+        return parse_iso(row[0]) if row and row[0] is not None else None
+
     def get(self, repo: str, number: int) -> StoredPR | None:
         cur = self.db.execute(
             f"SELECT {_PR_COLUMNS}, {_CLS_COLUMNS} FROM prs WHERE repo = ? AND number = ?", (repo, number)
@@ -485,15 +490,6 @@ class PRStore:
             for n, files in rows.fetchall():
                 out[int(n)] = [f["path"] for f in _list(files)]
         return out
-
-    def bodies(self, repo: str, numbers: Sequence[int]) -> dict[int, str]:
-        if not numbers:
-            return {}
-        marks = ",".join("?" for _ in numbers)
-        rows = self.db.execute(
-            f"SELECT number, body FROM prs WHERE repo = ? AND number IN ({marks})", (repo, *numbers)
-        )
-        return {int(n): str(b) for n, b in rows.fetchall()}
 
     @staticmethod
     def _only(repo: str, start: datetime, end: datetime, modules: Sequence[str]) -> tuple[str, list[Any]]:
@@ -553,6 +549,15 @@ class PRStore:
                     if s <= merged < e:
                         out[i].append(item)
         return out
+
+    def profiles_between(self, repo: str, start: datetime, end: datetime) -> dict[tuple[str, str], int]:
+        """How many PRs merged in [start, end) each (profile, version) classified."""
+        rows = self.db.execute(
+            "SELECT profile, profile_version, count(*) FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
+            "GROUP BY profile, profile_version",
+            (repo, iso(start), iso(end)),
+        ).fetchall()
+        return {(str(p), str(v)): int(n) for p, v, n in rows}
 
     def merged_count(self, repo: str, start: datetime, end: datetime) -> int:
         row = self.db.execute(
@@ -660,9 +665,3 @@ class PRStore:
                 return
             last = rows[-1]["rowid"]
             yield rows
-
-    def iter_all(self, repo: str | None = None, *, batch: int = 2000) -> Iterator[PullRequest]:
-        """Every cached PR with body and files, streamed in rowid order."""
-        for rows in self.raw_batches(repo, batch=batch):
-            for row in rows:
-                yield pr_from_row(row)

@@ -76,11 +76,6 @@ def save(db: sqlite_utils.Database, state: SyncState, *, now: datetime | None = 
     )
 
 
-def all_states(db: sqlite_utils.Database) -> list[SyncState]:
-    rows = db.execute("SELECT repo, source FROM sync_state ORDER BY repo, source").fetchall()
-    return [s for r in rows if (s := get(db, r[0], r[1])) is not None]
-
-
 @contextmanager
 def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     """One write transaction taken with BEGIN IMMEDIATE (no SQLITE_BUSY on lock upgrade).

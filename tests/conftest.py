@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import atexit
 import shutil
+import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from bot.demo import demo_data_path
 from bot.ingest import import_file
@@ -16,6 +20,14 @@ from commands.model import Invocation, Reply
 from commands.registry import Context, dispatch
 from storage.db import connect
 from storage.prs import PRStore
+
+# Hypothesis keeps no example database, and its caches go to a temporary directory: tests never
+# write into the source tree.
+settings.register_profile("prdigest", database=None)
+settings.load_profile("prdigest")
+_HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="prdigest-hypothesis-")
+set_hypothesis_home_dir(_HYPOTHESIS_HOME)
+atexit.register(shutil.rmtree, _HYPOTHESIS_HOME, ignore_errors=True)
 
 DEMO_NOW = datetime(2026, 5, 11, 9, 0, tzinfo=UTC)  # Monday after the demo's last full week
 

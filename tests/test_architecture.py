@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from bot.config import Settings
+from bot.config import ALIASES, Settings
 from commands.registry import REGISTRY, load_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,16 +24,23 @@ def test_layers_hold_and_lower_layers_import_no_platform_sdk() -> None:
 
 
 def test_layer_check_catches_a_violation(tmp_path: Path) -> None:
-    """The contract is not vacuous: a storage module importing commands is reported as broken."""
-    bad = ROOT / "storage" / "_layer_probe.py"
-    bad.write_text("import commands.registry  # deliberate violation for the test\n")
-    try:
-        lint = Path(sys.executable).with_name("lint-imports")
-        result = subprocess.run(
-            [str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    """The contract is not vacuous: a storage module importing commands is reported as broken.
+
+    The probe goes into a copy of the packages under ``tmp_path``; the source tree is never written.
+    """
+    for package in ("bot", "commands", "storage", "classify"):
+        shutil.copytree(
+            ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__", "*.gz")
         )
-    finally:
-        bad.unlink()
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "storage" / "_layer_probe.py").write_text(
+        "import commands.registry  # deliberate violation\n"
+    )
+    lint = Path(sys.executable).with_name("lint-imports")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    result = subprocess.run(
+        [str(lint), "--no-cache"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env
+    )
     assert result.returncode != 0
     assert "storage._layer_probe" in result.stdout
 
@@ -44,11 +53,14 @@ def _env_example_names() -> set[str]:
 def test_env_example_lists_exactly_the_settings() -> None:
     fields = {name.upper() for name in Settings.model_fields}
     assert _env_example_names() == fields
+    text = (ROOT / ".env.example").read_text()
+    for alias, field in ALIASES.items():  # an older name is explained, not set
+        assert f"{alias.upper()} " in text and field in Settings.model_fields
 
 
 def test_every_setting_is_documented_in_the_readme() -> None:
     readme = (ROOT / "README.md").read_text()
-    missing = [n.upper() for n in Settings.model_fields if n.upper() not in readme]
+    missing = [n.upper() for n in [*Settings.model_fields, *ALIASES] if n.upper() not in readme]
     assert not missing, f"README does not mention {missing}"
 
 
@@ -57,3 +69,60 @@ def test_every_command_is_in_the_readme_and_in_help() -> None:
     readme = (ROOT / "README.md").read_text()
     for name in REGISTRY:
         assert f"prdigest {name}" in readme, f"README has no example of `prdigest {name}`"
+
+
+def test_every_declared_parameter_is_in_help_everywhere_and_in_the_readme() -> None:
+    """The declarations are the single source: each parameter shows up in ``help COMMAND`` on
+    every surface that offers it (in both languages) and in the README's section of its command."""
+    from classify.rules import load_profile
+    from commands.locale import t
+    from commands.model import Invocation
+    from commands.params import for_surface
+    from commands.registry import Context, dispatch
+    from commands.render_text import render_text
+    from storage.db import connect
+    from storage.prs import PRStore
+
+    load_all()
+    readme = (ROOT / "README.md").read_text()
+    ctx = Context(store=PRStore(connect(":memory:")), profile=load_profile())
+    for spec in REGISTRY.values():
+        for surface in ("cli", "slack", "discord"):
+            for lang in ("en", "zh"):
+                inv = Invocation(command="help", args=(spec.name,), platform=surface, lang=lang)  # type: ignore[arg-type]
+                text = render_text(dispatch(inv, ctx))
+                for param in for_surface(spec.params, surface):  # type: ignore[arg-type]
+                    assert param.usage().strip("[]") in text, (spec.name, surface, param.name)
+                    assert t(lang, param.help) in text, (spec.name, surface, lang, param.name)
+        section = readme.split(f"### `{spec.usage}`", 1)
+        assert len(section) == 2, f"README has no section headed `{spec.usage}`"
+        for param in spec.params:
+            word = f"--{param.name}" if param.option else f"`{param.name}`" if param.flag else param.metavar
+            assert word in readme, (spec.name, param.name)
+
+
+def test_every_front_end_is_a_component_with_documented_settings() -> None:
+    """The host's list of front ends: each module builds a component, and the variables that turn
+    it on are real settings, in .env.example and the README."""
+    import importlib
+
+    from bot.config import ConfigError
+    from bot.serve import FRONT_ENDS, components_for
+
+    readme = (ROOT / "README.md").read_text()
+    env_names = _env_example_names()
+    for front in FRONT_ENDS:
+        module = importlib.import_module(front.module)
+        assert callable(module.component), front.module
+        names = re.findall(r"\b[A-Z]+_[A-Z0-9_]+\b", front.variables)
+        assert names, front
+        for name in names:
+            assert name.lower() in Settings.model_fields and name in env_names and name in readme
+    nothing = Settings(_env_file=None)  # type: ignore[call-arg]
+    try:
+        components_for(nothing)
+    except ConfigError as exc:
+        assert str(exc).startswith("nothing to serve: set ")
+        assert all(front.variables in str(exc) for front in FRONT_ENDS)
+    else:
+        raise AssertionError("serve with nothing configured must refuse")

@@ -1,84 +1,53 @@
-"""The Slack app: slash commands in, the command registry's Replies out.
+"""The Slack app's listeners: slash commands in, the command registry's Replies out.
 
 Flow for every command (Bolt lazy listener): acknowledge at once with an empty 200, then, off the
-3-second clock, turn the payload into an ``Invocation``, run ``commands.registry.dispatch`` in a
-worker thread (SQLite work must not block the event loop that keeps acknowledging other
+3-second clock, split the text against the command's declared parameters, run it through the
+host's runner (SQLite work must not block the event loop that keeps acknowledging other
 requests), render the Reply and answer through ``respond`` (the response_url).
 
-Answers are ephemeral unless the text contains the word ``public``; a public answer that needs
-several messages is posted with the bot token as a lead message plus thread replies. Users never
-see a traceback: bad input becomes the registry's one-line usage message, our own failures a
-short apology, and the log gets the details (never the payload, which carries a token).
+Answers are ephemeral unless the text carries the flag ``public``; a public answer that needs
+several messages is posted with the bot token as a lead message plus thread replies (the Slack
+``Poster``). Users never see a traceback: bad input becomes the registry's one-line usage
+message, our own failures a short apology, and the log gets the details (never the payload,
+which carries a token).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 import re
-import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.answer import answer
 from bot.config import Settings
-from bot.slack.post import DEFAULT_PACE, SlackPostError, post_messages_async
+from bot.post import PostError
+from bot.runner import CommandRunner
+from bot.slack.post import SlackPoster
 from bot.slack.render import SlackMessage, apology, escape, mrkdwn_text, render, render_notice, section
-from commands.model import Invocation, Reply, UsageError
-from commands.registry import REGISTRY, Context, load_all, split_args
+from commands.locale import t
+from commands.model import Invocation, Lang, Reply, UsageError
+from commands.params import split_text
+from commands.registry import REGISTRY, load_all, usage_reply
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
-COMMANDS = ("digest", "risks", "pr", "search", "help")
-# "/digest", and "/prdigest-digest" for workspaces where "/digest" is taken (rename it in the manifest).
-COMMAND_PATTERN = re.compile(r"^/(?:prdigest[-_])?(" + "|".join(COMMANDS) + r")$")
-PUBLIC_WORD = "public"
 # A response_url accepts five messages within 30 minutes.
 MAX_RESPONSES = 5
 
 
-# -- running commands off the event loop --------------------------------------------------------
-
-
-class CommandRunner:
-    """Runs registry commands in worker threads, each with its own Context.
-
-    SQLite connections belong to the thread that opened them, so every worker builds its own
-    Context (store + profile) on first use from ``factory``.
-    """
-
-    def __init__(
-        self, factory: Callable[[], Context], *, workers: int = 2, settings: Settings | None = None
-    ) -> None:
-        self._factory = factory
-        self._settings = settings  # enables on-demand GitHub fetches for `/pr` of uncached PRs
-        self._local = threading.local()
-        self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="prdigest-cmd")
-
-    def _context(self) -> Context:
-        ctx: Context | None = getattr(self._local, "ctx", None)
-        if ctx is None:
-            ctx = self._factory()
-            self._local.ctx = ctx
-        return ctx
-
-    async def call(self, fn: Callable[[Context], T]) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, lambda: fn(self._context()))
-
-    async def dispatch(self, inv: Invocation) -> Reply:
-        return await self.call(lambda ctx: answer(inv, ctx, self._settings))
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+@functools.cache
+def command_pattern() -> re.Pattern[str]:
+    """``/digest``, and ``/prdigest-digest`` for workspaces where ``/digest`` is taken."""
+    load_all()
+    return re.compile(r"^/(?:prdigest[-_])?(" + "|".join(map(re.escape, REGISTRY)) + r")$")
 
 
 # -- payload → Invocation ---------------------------------------------------------------------
@@ -89,52 +58,36 @@ class SlashRequest:
     command: str
     text: str
     args: tuple[str, ...] = ()
-    public: bool = False
-    error: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    flags: frozenset[str] = frozenset()
+    error: UsageError | None = None
+
+    @property
+    def public(self) -> bool:
+        return "public" in self.flags
 
 
 def command_name(slash: str) -> str:
-    m = COMMAND_PATTERN.match(slash.strip())
+    m = command_pattern().match(slash.strip())
     return m.group(1) if m else slash.strip().lstrip("/")
 
 
 def parse_slash(slash: str, text: str) -> SlashRequest:
-    """Split the command text; the unquoted word ``public`` asks for an in-channel answer.
-
-    Quoting keeps it a plain word (``/search "public" api`` searches for "public").
-    """
+    """Split the text against the command's declarations: words, and flags such as ``public``
+    (unquoted only: ``/search "public" api`` searches for "public")."""
     name = command_name(slash)
-    words = text.split()
-    public = any(w.lower() == PUBLIC_WORD for w in words)
-    rest = " ".join(w for w in words if w.lower() != PUBLIC_WORD)
-    try:
-        args = split_args(rest)
-    except UsageError as exc:
-        return SlashRequest(name, text, public=public, error=str(exc))
-    return SlashRequest(name, text, args=args, public=public)
-
-
-def usage_for(name: str) -> str:
-    load_all()
     spec = REGISTRY.get(name)
-    return f"/{spec.usage}" if spec else f"/{name}"
-
-
-def slack_usage(reply: Reply) -> Reply:
-    """The registry's ``— usage: pr NUMBER`` reads ``— usage: /pr NUMBER`` in Slack."""
-    load_all()
-    spec = REGISTRY.get(reply.command)
-    if reply.status != "usage" or spec is None:
-        return reply
-    title = reply.title.replace(f"usage: {spec.usage}", f"usage: /{spec.usage}")
-    return reply.model_copy(update={"title": title})
+    try:
+        args, flags = split_text(text, spec.params if spec else ())
+    except UsageError as exc:
+        return SlashRequest(name, text, error=exc)
+    return SlashRequest(name, text, args=args, flags=flags)
 
 
 def invocation(req: SlashRequest, settings: Settings, user: str | None) -> Invocation:
     return Invocation(
         command=req.command,
         args=req.args,
+        flags=req.flags,
         repo=settings.prdigest_repo,
         lang=settings.prdigest_lang,
         timezone=settings.prdigest_timezone,
@@ -146,35 +99,28 @@ def invocation(req: SlashRequest, settings: Settings, user: str | None) -> Invoc
 # -- answering --------------------------------------------------------------------------------
 
 
-def overflow_notice(req: SlashRequest, parts: int) -> SlackMessage:
+def overflow_notice(req: SlashRequest, parts: int, lang: str) -> SlackMessage:
     shown = MAX_RESPONSES - 1
-    text = (
-        f":information_source: This answer has {parts} parts and a private reply can show {shown}. "
-        f"Add the word `public` (`/{req.command} {mrkdwn_text(req.text)} public`) to post all of it in a "
-        f"thread, or run `prdigest {req.command}` in a terminal."
+    example = f"/{req.command} {mrkdwn_text(req.text)} public".replace("  ", " ")
+    text = ":information_source: " + t(
+        lang, "chat.overflow", parts=parts, shown=shown, example=example, command=req.command
     )
-    fallback = f"This answer has {parts} parts; {shown} are shown."
+    fallback = t(lang, "chat.overflow_fallback", parts=parts, shown=shown)
     return SlackMessage(text=fallback, blocks=[section(text[:2900])])
 
 
 async def _send(respond: AsyncRespond, message: SlackMessage, response_type: str) -> None:
     resp = await respond(text=message.text, blocks=message.blocks, response_type=response_type)
     if resp.status_code != 200:
-        log.warning("response_url answered %s: %s", resp.status_code, (resp.body or "")[:200])
+        log.warning("response_url answered %s", resp.status_code)
 
 
 async def deliver(
-    reply: Reply,
-    req: SlashRequest,
-    *,
-    respond: AsyncRespond,
-    client: AsyncWebClient,
-    channel_id: str | None,
-    pace: float = DEFAULT_PACE,
+    reply: Reply, req: SlashRequest, *, respond: AsyncRespond, poster: SlackPoster, channel_id: str | None
 ) -> None:
     """Send a Reply back: notices ephemeral; ``public`` in channel (threaded when long)."""
     if reply.status != "ok":
-        await _send(respond, render_notice(slack_usage(reply)), "ephemeral")
+        await _send(respond, render_notice(reply), "ephemeral")
         return
     # Rendering a big digest is pure CPU: keep it off the loop that acknowledges other requests.
     if req.public:
@@ -184,29 +130,50 @@ async def deliver(
                 await _send(respond, m, "in_channel")
             return
         try:
-            await post_messages_async(client, channel_id, messages, pace=pace)
-        except SlackPostError as exc:
+            await poster.post_messages(channel_id, messages, lang=reply.lang)
+        except PostError as exc:
             text = f":warning: {escape(str(exc))}"  # our own sentence: keep its `code` formatting
             await _send(respond, SlackMessage(text=text, blocks=[section(text[:3000])]), "ephemeral")
         return
     messages = await asyncio.to_thread(render, reply, mode="compact")
     if len(messages) > MAX_RESPONSES:
-        messages = [*messages[: MAX_RESPONSES - 1], overflow_notice(req, len(messages))]
+        messages = [*messages[: MAX_RESPONSES - 1], overflow_notice(req, len(messages), reply.lang)]
     for m in messages:
         await _send(respond, m, "ephemeral")
 
 
+class Inflight:
+    """The answers still being worked on, so that a stop lets them finish instead of cutting
+    them off (Bolt starts each lazy listener as a task it does not keep)."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @contextlib.contextmanager
+    def track(self) -> Iterator[None]:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            yield
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def drain(self, timeout: float) -> int:
+        """Wait up to ``timeout`` seconds for the answers in flight; returns how many remain."""
+        pending = {t for t in self._tasks if t is not asyncio.current_task()}
+        if pending:
+            _, pending = await asyncio.wait(pending, timeout=timeout)
+        return len(pending)
+
+
 class _OwnClientNotice(logging.Filter):
     """Bolt warns "As you gave `client` as well, `token` will be unused" whenever SLACK_BOT_TOKEN
-    is in the environment; passing our own client (base URL, rate-limit handlers) is deliberate."""
+    is in the environment; passing our own client (base URL, retry handlers) is deliberate."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not record.getMessage().startswith("As you gave `client` as well")
-
-
-_bolt_log = logging.getLogger("slack_bolt.AsyncApp")
-if not any(isinstance(f, _OwnClientNotice) for f in _bolt_log.filters):
-    _bolt_log.addFilter(_OwnClientNotice())
 
 
 def build_app(
@@ -214,19 +181,25 @@ def build_app(
     runner: CommandRunner,
     *,
     client: AsyncWebClient,
+    poster: SlackPoster,
     http: bool = True,
-    pace: float = DEFAULT_PACE,
+    inflight: Inflight | None = None,
 ) -> AsyncApp:
-    """The Bolt AsyncApp with one listener for the five commands.
+    """The Bolt AsyncApp with one listener for every registered command.
 
     ``http=True`` verifies every request with SLACK_SIGNING_SECRET (Bolt's RequestVerification:
     HMAC of the raw body, timestamps older than 5 minutes refused with 401); Socket Mode
-    requests come over an authenticated WebSocket and skip it.
+    requests come over an authenticated WebSocket and skip it. Bolt logs through a logger of
+    ours, so the one notice above is filtered there and nowhere else.
     """
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
+    bolt_log = log.getChild("bolt")
+    if not any(isinstance(f, _OwnClientNotice) for f in bolt_log.filters):
+        bolt_log.addFilter(_OwnClientNotice())
     app = AsyncApp(
         name="prdigest",
         client=client,
+        logger=bolt_log,
         # The ack function returns at once, so running it inline (instead of as a task the runner
         # polls every 10 ms) answers Slack sooner; the real work is the lazy listener either way.
         process_before_response=True,
@@ -239,22 +212,27 @@ def build_app(
     async def acknowledge(ack: Any) -> None:
         await ack()
 
+    tracker = inflight or Inflight()
+
     async def answer(body: dict[str, Any], respond: AsyncRespond) -> None:
-        # Posts go through ``client`` (ours, with the rate-limit handlers), not Bolt's per-request copy.
+        with tracker.track():
+            await _answer(body, respond)
+
+    async def _answer(body: dict[str, Any], respond: AsyncRespond) -> None:
         req = parse_slash(str(body.get("command", "")), str(body.get("text", "") or ""))
         channel = body.get("channel_id")
+        inv = invocation(req, settings, body.get("user_id"))
+        lang: Lang = inv.lang
         try:
-            if req.error is not None:
-                reply = Reply.usage(req.command, f"{req.error} — usage: {usage_for(req.command)}")
-            else:
-                reply = await runner.dispatch(invocation(req, settings, body.get("user_id")))
-            await deliver(reply, req, respond=respond, client=client, channel_id=channel, pace=pace)
+            reply = usage_reply(inv, req.error) if req.error is not None else await runner.dispatch(inv)
+            reply.lang = lang
+            await deliver(reply, req, respond=respond, poster=poster, channel_id=channel)
         except Exception:
             log.exception("/%s failed (user %s, channel %s)", req.command, body.get("user_id"), channel)
             try:
-                await _send(respond, apology(), "ephemeral")
+                await _send(respond, apology(lang), "ephemeral")
             except Exception:
                 log.exception("could not send the apology for /%s", req.command)
 
-    app.command(COMMAND_PATTERN)(ack=acknowledge, lazy=[answer])
+    app.command(command_pattern())(ack=acknowledge, lazy=[answer])
     return app

@@ -1,26 +1,24 @@
-"""Posting a Reply to a Slack channel: a lead message, then its sections as thread replies.
+"""Posting to Slack: one async Web API client, configured once, and the Slack ``Poster``.
 
-Used by ``prdigest digest … --post slack:CHANNEL_ID`` (through ``post_reply``), by the Slack app
-for ``public`` answers too long for one message, and later by the scheduled delivery.
+A Reply is posted as a lead message (title, summary, top highlights) with every section as a
+reply in its thread. Used by ``--post slack:CHANNEL`` (through ``bot.post``), by the Slack app for
+``public`` answers too long for one message, and by scheduled delivery later.
 
-Why the care: Slack answers bursts with 429 and a Retry-After header, which slack_sdk's default
-handlers treat as fatal; a misconfigured app answers ``not_in_channel`` or ``invalid_auth``,
-which a user should read as "what to do next", not as a stack trace. Tokens are read from
-``SecretStr`` settings at the last moment and never logged.
+Retries live in one layer, slack_sdk's own retry handlers on the client: dropped connections are
+retried twice, and a 429 is waited out for exactly its Retry-After — unless Slack asks for longer
+than ``MAX_RETRY_AFTER``, which becomes a ``TransientPostError`` instead of a hung CLI or job.
+Slack's error codes become one actionable line (``not_in_channel`` → invite the app), in the
+caller's language. Tokens are read from ``SecretStr`` settings at the last moment, never logged.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.http_retry import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, RetryHandler
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -32,10 +30,15 @@ from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import ConfigError, Settings
+from bot.post import PermanentPostError, PostError, PostResult, TransientPostError
+from bot.retry_after import retry_after
 from bot.slack.render import SlackMessage, render, violations
+from commands.locale import t
 from commands.model import Reply
 
 log = logging.getLogger(__name__)
+
+Sleep = Callable[[float], Awaitable[None]]
 
 # How many times a 429 is retried, and the longest Retry-After we are willing to sleep through
 # (a longer one fails with a clear message instead of hanging a CLI or a scheduled job).
@@ -45,90 +48,31 @@ MAX_RETRY_AFTER = 60.0
 DEFAULT_PACE = 1.0
 
 
-class SlackPostError(Exception):
-    """Posting failed; the message is one line saying what Slack said and what to do."""
-
-    def __init__(self, message: str, *, error: str | None = None, posted: int = 0) -> None:
-        super().__init__(message)
-        self.error = error
-        self.posted = posted
-
-
-@dataclass(frozen=True)
-class PostResult:
-    """Where the Reply landed: the lead message's ts and the ts of each thread reply."""
-
-    channel: str
-    ts: str
-    replies: tuple[str, ...] = ()
-
-    @property
-    def messages(self) -> int:
-        return 1 + len(self.replies)
-
-
 # -- rate limits ------------------------------------------------------------------------------
 
 
-def retry_after(response: HttpResponse | None) -> float | None:
-    """The Retry-After header in seconds (None when absent or not a number)."""
+def _wait(response: HttpResponse | None) -> float | None:
     if response is None:
         return None
     for name, values in response.headers.items():
         if name.lower() == "retry-after" and values:
-            try:
-                return max(0.0, float(values[0]))
-            except ValueError:
-                return None
+            return retry_after(values[0])
     return None
 
 
-def should_retry(response: HttpResponse | None, max_wait: float) -> bool:
-    """A 429 whose Retry-After (1 s when absent) is at most ``max_wait`` seconds."""
-    if response is None or response.status_code != 429:
-        return False
-    wait = retry_after(response)
-    return (wait if wait is not None else 1.0) <= max_wait
-
-
-class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
+class BoundedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
     """slack_sdk's 429 handler, sleeping exactly Retry-After (1 s when absent) and giving up
     when Slack asks for more than ``max_wait`` seconds."""
 
-    def __init__(self, max_retry_count: int = RATE_LIMIT_RETRIES, max_wait: float = MAX_RETRY_AFTER) -> None:
-        super().__init__(max_retry_count=max_retry_count)
-        self.max_wait = max_wait
-
-    def _can_retry(
+    def __init__(
         self,
-        *,
-        state: RetryState,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
-    ) -> bool:
-        return should_retry(response, self.max_wait)
-
-    def prepare_for_next_attempt(
-        self,
-        *,
-        state: RetryState,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
+        max_retry_count: int = RATE_LIMIT_RETRIES,
+        max_wait: float = MAX_RETRY_AFTER,
+        sleep: Sleep = asyncio.sleep,
     ) -> None:
-        wait = retry_after(response)
-        state.next_attempt_requested = True
-        time.sleep(1.0 if wait is None else wait)
-        state.increment_current_attempt()
-
-
-class AsyncBoundedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
-    """The asyncio twin of ``BoundedRateLimitRetryHandler`` (for AsyncWebClient)."""
-
-    def __init__(self, max_retry_count: int = RATE_LIMIT_RETRIES, max_wait: float = MAX_RETRY_AFTER) -> None:
         super().__init__(max_retry_count=max_retry_count)
         self.max_wait = max_wait
+        self._sleep = sleep  # injectable: tests check the wait without spending it
 
     async def _can_retry_async(
         self,
@@ -138,7 +82,10 @@ class AsyncBoundedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
         response: HttpResponse | None = None,
         error: Exception | None = None,
     ) -> bool:
-        return should_retry(response, self.max_wait)
+        if response is None or response.status_code != 429:
+            return False
+        wait = _wait(response)
+        return (1.0 if wait is None else wait) <= self.max_wait
 
     async def prepare_for_next_attempt_async(
         self,
@@ -148,21 +95,17 @@ class AsyncBoundedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
         response: HttpResponse | None = None,
         error: Exception | None = None,
     ) -> None:
-        wait = retry_after(response)
+        wait = _wait(response)
         state.next_attempt_requested = True
-        await asyncio.sleep(1.0 if wait is None else wait)
+        await self._sleep(1.0 if wait is None else wait)
         state.increment_current_attempt()
 
 
-def retry_handlers() -> list[RetryHandler]:
-    return [ConnectionErrorRetryHandler(max_retry_count=2), BoundedRateLimitRetryHandler()]
+def retry_handlers(sleep: Sleep = asyncio.sleep) -> list[AsyncRetryHandler]:
+    return [AsyncConnectionErrorRetryHandler(max_retry_count=2), BoundedRateLimitRetryHandler(sleep=sleep)]
 
 
-def async_retry_handlers() -> list[AsyncRetryHandler]:
-    return [AsyncConnectionErrorRetryHandler(max_retry_count=2), AsyncBoundedRateLimitRetryHandler()]
-
-
-# -- clients ----------------------------------------------------------------------------------
+# -- the client -------------------------------------------------------------------------------
 
 
 def bot_token(settings: Settings) -> str:
@@ -175,21 +118,12 @@ def bot_token(settings: Settings) -> str:
     return token
 
 
-def web_client(settings: Settings) -> WebClient:
-    """A WebClient on PRDIGEST_SLACK_API_URL that waits out rate limits."""
-    return WebClient(
-        token=bot_token(settings),
-        base_url=settings.prdigest_slack_api_url,
-        retry_handlers=retry_handlers(),
-        timeout=30,
-    )
-
-
-def async_web_client(settings: Settings) -> AsyncWebClient:
+def web_client(settings: Settings, *, sleep: Sleep = asyncio.sleep) -> AsyncWebClient:
+    """The Web API client on PRDIGEST_SLACK_API_URL with the retry handlers above."""
     return AsyncWebClient(
         token=bot_token(settings),
         base_url=settings.prdigest_slack_api_url,
-        retry_handlers=async_retry_handlers(),
+        retry_handlers=retry_handlers(sleep),
         timeout=30,
     )
 
@@ -197,50 +131,43 @@ def async_web_client(settings: Settings) -> AsyncWebClient:
 # -- errors -----------------------------------------------------------------------------------
 
 _AUTH_ERRORS = {"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive"}
+_LAYOUT_ERRORS = {"msg_too_long", "msg_blocks_too_long", "invalid_blocks", "too_many_attachments"}
+_TRANSIENT_ERRORS = {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
 
 
-def explain(exc: Exception, channel: str) -> tuple[str, str | None]:
-    """A Slack failure as one actionable line, plus Slack's error code when there is one."""
+def explain(exc: Exception, channel: str, lang: str = "en") -> PostError:
+    """A Slack failure as one actionable line, transient or permanent, with Slack's error code."""
     if isinstance(exc, SlackApiError):
         data: Any = exc.response.data if exc.response is not None else {}
         code = str(data.get("error", "")) if isinstance(data, dict) else ""
         status = exc.response.status_code if exc.response is not None else 0
         if code == "not_in_channel":
-            msg = (
-                f"prdigest is not in channel {channel}: invite the app to the channel "
-                "(type `/invite @prdigest` there) and try again"
-            )
+            msg = t(lang, "slack.not_in_channel", channel=channel)
         elif code == "channel_not_found":
-            msg = (
-                f"channel {channel} not found: use the channel ID (channel details › About, at the "
-                "bottom; it starts with C or G); for a private channel invite the app first"
-            )
+            msg = t(lang, "slack.channel_not_found", channel=channel)
         elif code in _AUTH_ERRORS:
-            msg = (
-                f"Slack rejected SLACK_BOT_TOKEN ({code}): copy the Bot User OAuth Token (xoxb-…) from "
-                "OAuth & Permissions into .env, and reinstall the app if it was revoked"
-            )
+            msg = t(lang, "slack.auth", code=code)
         elif code == "missing_scope":
             needed = data.get("needed", "?") if isinstance(data, dict) else "?"
-            msg = (
-                f"the Slack app lacks the {needed} scope: add it under OAuth & Permissions "
-                "(or recreate the app from slack/manifest.yml) and reinstall it"
-            )
+            msg = t(lang, "slack.missing_scope", needed=needed)
         elif code == "is_archived":
-            msg = f"channel {channel} is archived: unarchive it or post to another channel"
+            msg = t(lang, "slack.archived", channel=channel)
         elif code == "ratelimited" or status == 429:
             wait = exc.response.headers.get("Retry-After", "?") if exc.response is not None else "?"
-            msg = f"Slack is rate-limiting posts to {channel} (retry after {wait} s): try again later"
-        elif code in {"msg_too_long", "msg_blocks_too_long", "invalid_blocks", "too_many_attachments"}:
-            msg = f"Slack refused the message layout ({code}); please report this as a prdigest bug"
-        else:
-            msg = (
-                f"Slack API error {code or status}: see https://api.slack.com/methods/chat.postMessage#errors"
+            return TransientPostError(
+                t(lang, "slack.rate_limited", channel=channel, wait=wait), code="ratelimited"
             )
-        return msg, code or None
+        elif code in _LAYOUT_ERRORS:
+            msg = t(lang, "slack.layout", code=code)
+        else:
+            msg = t(lang, "slack.api_error", code=code or status)
+            if code in _TRANSIENT_ERRORS or status >= 500:
+                return TransientPostError(msg, code=code or str(status))
+        return PermanentPostError(msg, code=code or None)
     if isinstance(exc, SlackClientError | OSError):
-        return f"cannot reach the Slack API ({type(exc).__name__}: {exc}); check PRDIGEST_SLACK_API_URL", None
-    return f"posting to Slack failed ({type(exc).__name__})", None
+        error = f"{type(exc).__name__}: {exc}"
+        return TransientPostError(t(lang, "slack.unreachable", error=error))
+    return TransientPostError(t(lang, "slack.unreachable", error=type(exc).__name__))
 
 
 # -- posting ----------------------------------------------------------------------------------
@@ -249,7 +176,7 @@ def explain(exc: Exception, channel: str) -> tuple[str, str | None]:
 def _kwargs(channel: str, message: SlackMessage, thread_ts: str | None) -> dict[str, Any]:
     problems = violations(message)
     if problems:  # the renderer guarantees this; refuse rather than let Slack half-post
-        raise SlackPostError(f"refusing to post a message that breaks Slack's limits: {problems[0]}")
+        raise PermanentPostError(f"refusing to post a message that breaks Slack's limits: {problems[0]}")
     kwargs: dict[str, Any] = {
         "channel": channel,
         "text": message.text,
@@ -262,73 +189,64 @@ def _kwargs(channel: str, message: SlackMessage, thread_ts: str | None) -> dict[
     return kwargs
 
 
-def _result(channel: str, done: list[str]) -> PostResult:
-    return PostResult(channel=channel, ts=done[0], replies=tuple(done[1:]))
+class SlackPoster:
+    """The Slack ``Poster``: lead message, then the rest in its thread, paced ~1 per second."""
 
+    platform = "slack"
 
-def _failure(exc: Exception, channel: str, done: list[str], total: int) -> SlackPostError:
-    msg, code = explain(exc, channel)
-    if done:
-        msg = f"posted {len(done)} of {total} messages, then: {msg}"
-    log.warning("slack post to %s failed: %s", channel, msg)
-    return SlackPostError(msg, error=code, posted=len(done))
+    def __init__(self, client: AsyncWebClient, *, pace: float = DEFAULT_PACE, permalink: bool = True) -> None:
+        self.client = client
+        self.pace = pace
+        self.permalink = permalink
 
+    async def post(self, reply: Reply, channel: str) -> PostResult:
+        """Post ``reply`` to ``channel`` (its ID, e.g. C0123456789)."""
+        messages = await asyncio.to_thread(render, reply, mode="thread")  # pure CPU, off the loop
+        return await self.post_messages(channel, messages, lang=reply.lang)
 
-def post_messages(
-    client: WebClient, channel: str, messages: Sequence[SlackMessage], *, pace: float = DEFAULT_PACE
-) -> PostResult:
-    """Post ``messages[0]`` to the channel and the rest in its thread, in order."""
-    if not messages:
-        raise SlackPostError("nothing to post")
-    done: list[str] = []
-    for i, message in enumerate(messages):
-        if i and pace > 0:
-            time.sleep(pace)
+    async def post_messages(
+        self, channel: str, messages: Sequence[SlackMessage], *, lang: str = "en"
+    ) -> PostResult:
+        """Post ``messages[0]`` to the channel and the rest in its thread, in order."""
+        channel = channel.strip().removeprefix("#")
+        if not messages or not channel:
+            raise PermanentPostError(t(lang, "slack.channel_not_found", channel=channel or "''"))
+        done: list[str] = []
+        for i, message in enumerate(messages):
+            if i and self.pace > 0:
+                await asyncio.sleep(self.pace)
+            try:
+                resp = await self.client.chat_postMessage(
+                    **_kwargs(channel, message, done[0] if done else None)
+                )
+            except (SlackClientError, OSError) as exc:
+                failure = explain(exc, channel, lang)
+                if done:
+                    reason = t(lang, "slack.partial", done=len(done), total=len(messages), reason=failure)
+                    failure = type(failure)(reason, code=failure.code, posted=len(done))
+                log.warning("slack post to %s failed: %s", channel, failure)
+                raise failure from None
+            done.append(str(resp["ts"]))
+            if i == 0:
+                channel = str(resp.get("channel") or channel)
+        return PostResult("slack", channel, tuple(done), await self._link(channel, done[0]))
+
+    async def _link(self, channel: str, ts: str) -> str | None:
+        """The lead message's permalink (best effort: a post that landed is not a failure)."""
+        if not self.permalink:
+            return None
         try:
-            resp = client.chat_postMessage(**_kwargs(channel, message, done[0] if done else None))
+            resp = await self.client.chat_getPermalink(channel=channel, message_ts=ts)
         except (SlackClientError, OSError) as exc:
-            raise _failure(exc, channel, done, len(messages)) from None
-        done.append(str(resp["ts"]))
-        if i == 0:
-            channel = str(resp.get("channel") or channel)
-    return _result(channel, done)
+            log.info("no permalink for %s/%s: %s", channel, ts, type(exc).__name__)
+            return None
+        link = resp.get("permalink")
+        return str(link) if link else None
+
+    async def close(self) -> None:
+        """Nothing to release: the client opens a session per request."""
 
 
-async def post_messages_async(
-    client: AsyncWebClient, channel: str, messages: Sequence[SlackMessage], *, pace: float = DEFAULT_PACE
-) -> PostResult:
-    """The asyncio twin of ``post_messages`` (used inside the Slack app)."""
-    if not messages:
-        raise SlackPostError("nothing to post")
-    done: list[str] = []
-    for i, message in enumerate(messages):
-        if i and pace > 0:
-            await asyncio.sleep(pace)
-        try:
-            resp = await client.chat_postMessage(**_kwargs(channel, message, done[0] if done else None))
-        except (SlackClientError, OSError) as exc:
-            raise _failure(exc, channel, done, len(messages)) from None
-        done.append(str(resp["ts"]))
-        if i == 0:
-            channel = str(resp.get("channel") or channel)
-    return _result(channel, done)
-
-
-def post_reply(
-    reply: Reply,
-    channel: str,
-    settings: Settings,
-    *,
-    client: WebClient | None = None,
-    pace: float = DEFAULT_PACE,
-) -> PostResult:
-    """Post a Reply to ``channel``: the lead (summary + top highlights), sections in its thread.
-
-    Raises ``ConfigError`` when SLACK_BOT_TOKEN is missing and ``SlackPostError`` (one line, with
-    Slack's error code in ``.error``) when Slack refuses; both are for the user to read.
-    """
-    channel = channel.strip().removeprefix("#")
-    if not channel:
-        raise SlackPostError("no Slack channel given: use --post slack:CHANNEL_ID (e.g. slack:C0123456789)")
-    client = client or web_client(settings)
-    return post_messages(client, channel, render(reply, mode="thread"), pace=pace)
+def poster(settings: Settings) -> SlackPoster:
+    """``bot.post``'s entry point (ConfigError without SLACK_BOT_TOKEN)."""
+    return SlackPoster(web_client(settings))

@@ -17,16 +17,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from bot.pack import Budget, join_within, split_text
+from bot.pack import pack as pack_items
+from commands.locale import t
 from commands.model import (
     Block,
     BulletList,
     Divider,
     Facts,
     Heading,
+    Image,
     Paragraph,
     PRItem,
     PRRef,
@@ -47,6 +51,11 @@ MAX_BLOCKS_JSON_CHARS = 12_000
 MAX_FALLBACK_CHARS = 500
 # A section of fields is kept as small as a text section so one block never dominates a message.
 MAX_FIELDS_TOTAL_CHARS = MAX_SECTION_CHARS
+MAX_ALT_CHARS = 2000
+# One message: 50 blocks and the JSON margin above; ``[`` + ``]`` around the blocks.
+MESSAGE = Budget(items=MAX_BLOCKS, size=MAX_BLOCKS_JSON_CHARS, overhead=2)
+# What a lead message keeps free for the thread pointer that is added once the thread is known.
+POINTER_RESERVE = 200
 
 ZWSP = "\u200b"
 
@@ -174,17 +183,7 @@ def _safe_cut(text: str, limit: int) -> int:
 def split_mrkdwn(text: str, limit: int = MAX_SECTION_CHARS) -> list[str]:
     """Cut text into pieces of at most ``limit`` characters at safe points; nothing is dropped
     except the newline or space a cut lands on."""
-    pieces: list[str] = []
-    rest = text
-    while len(rest) > limit:
-        cut = _safe_cut(rest, limit)
-        pieces.append(rest[:cut].rstrip("\n"))
-        rest = rest[cut:]
-        if rest[:1] in ("\n", " "):
-            rest = rest[1:]
-    if rest or not pieces:
-        pieces.append(rest)
-    return [p for p in pieces if p]
+    return split_text(text, limit, _safe_cut)
 
 
 # -- block builders ---------------------------------------------------------------------------
@@ -215,26 +214,8 @@ def _sections(text: str) -> list[SlackBlock]:
 
 def _packed_sections(entries: Iterable[str], sep: str = "\n") -> list[SlackBlock]:
     """Several short entries per section (a PR list of 400 must not cost 400 blocks)."""
-    out: list[SlackBlock] = []
-    current = ""
-    for entry in entries:
-        if not entry:
-            continue
-        if len(entry) > MAX_SECTION_CHARS:
-            if current:
-                out.append(section(current))
-                current = ""
-            out.extend(_sections(entry))
-            continue
-        candidate = f"{current}{sep}{entry}" if current else entry
-        if len(candidate) > MAX_SECTION_CHARS:
-            out.append(section(current))
-            current = entry
-        else:
-            current = candidate
-    if current:
-        out.append(section(current))
-    return out
+    pieces = [piece for entry in entries if entry for piece in split_mrkdwn(entry)]
+    return [section(text) for text in join_within(pieces, MAX_SECTION_CHARS, sep)]
 
 
 def _heading(block: Heading) -> list[SlackBlock]:
@@ -276,37 +257,34 @@ def pr_entry(item: PRItem) -> str:
     head = f"{pr_link(item.pr)} {mrkdwn_text(item.pr.title)}".rstrip()
     if item.pr.author:
         head += f" — {mrkdwn_text(item.pr.author)}"
-    tags = " ".join(t for t in (_tag(x) for x in item.tags) if t)
+    tags = " ".join(tag for tag in (_tag(x) for x in item.tags) if tag)
     if tags:
         head += f"  {tags}"
     lines = [f"{DETAIL_MARK}{mrkdwn_text(line)}" for line in item.lines if line.strip()]
     return "\n".join([head, *lines])
 
 
+FIELDS = Budget(items=MAX_FIELDS, size=MAX_FIELDS_TOTAL_CHARS)
+
+
 def _fields(block: Facts) -> list[SlackBlock]:
+    """Label/value pairs as section fields, at most 10 (and 3,000 characters) per section; a pair
+    too long for a field becomes a text section of its own, in place."""
     out: list[SlackBlock] = []
-    group: list[str] = []
-    size = 0
-    oversized: list[str] = []
+    run: list[str] = []
 
     def flush() -> None:
-        nonlocal group, size
-        if group:
+        for group in pack_items(run, FIELDS, len):
             out.append({"type": "section", "fields": [mrkdwn(f) for f in group]})
-        group, size = [], 0
+        run.clear()
 
     for label, value in block.items:
         text = f"*{mrkdwn_text(label)}*\n{mrkdwn_text(value, multiline=True)}"
-        if len(text) > MAX_FIELD_CHARS:
-            flush()
-            oversized.append(f"*{mrkdwn_text(label)}*: {mrkdwn_text(value, multiline=True)}")
-            out.extend(_packed_sections(oversized))
-            oversized = []
+        if len(text) <= MAX_FIELD_CHARS:
+            run.append(text)
             continue
-        if len(group) >= MAX_FIELDS or size + len(text) > MAX_FIELDS_TOTAL_CHARS:
-            flush()
-        group.append(text)
-        size += len(text)
+        flush()
+        out.extend(_packed_sections([f"*{mrkdwn_text(label)}*: {mrkdwn_text(value, multiline=True)}"]))
     flush()
     return out
 
@@ -318,23 +296,25 @@ def _table(block: Table) -> list[SlackBlock]:
     rows = [r + [""] * (width - len(r)) for r in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(width)]
     lines = [code_text("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()) for r in rows]
-    budget = MAX_SECTION_CHARS - 8
-    out: list[SlackBlock] = []
-    chunk: list[str] = []
-    size = 0
-    for line in lines:
-        for piece in split_mrkdwn(line, budget) or [""]:
-            if chunk and size + len(piece) + 1 > budget:
-                out.append(section("```\n" + "\n".join(chunk) + "\n```"))
-                chunk, size = [], 0
-            chunk.append(piece)
-            size += len(piece) + 1
-    if chunk:
-        out.append(section("```\n" + "\n".join(chunk) + "\n```"))
-    return out
+    budget = MAX_SECTION_CHARS - 8  # the fences
+    pieces = [piece for line in lines for piece in (split_mrkdwn(line, budget) or [" "])]
+    return [section("```\n" + chunk + "\n```") for chunk in join_within(pieces, budget)]
 
 
-def blocks_for(chunk: Sequence[Block]) -> list[SlackBlock]:
+def _image(block: Image, lang: str, files: Mapping[str, str]) -> list[SlackBlock]:
+    """A picture: an image block referring to the file a poster uploaded (``files``: name → Slack
+    file id), or to a web URL; described in words when it is neither."""
+    alt = plain_text(block.alt)[:MAX_ALT_CHARS] or "image"
+    if block.name in files:
+        return [{"type": "image", "slack_file": {"id": files[block.name]}, "alt_text": alt}]
+    if _SAFE_URL.match(block.url) and len(block.url) <= MAX_URL_CHARS:
+        return [{"type": "image", "image_url": block.url, "alt_text": alt}]
+    return [context(mrkdwn_text(t(lang, "chat.image", alt=alt)))]
+
+
+def blocks_for(
+    chunk: Sequence[Block], lang: str = "en", files: Mapping[str, str] | None = None
+) -> list[SlackBlock]:
     """Neutral blocks → Slack blocks, each within its own limits; consecutive PR items share
     sections."""
     out: list[SlackBlock] = []
@@ -362,6 +342,8 @@ def blocks_for(chunk: Sequence[Block]) -> list[SlackBlock]:
             out.extend(_table(block))
         elif isinstance(block, Divider):
             out.append(dict(DIVIDER))
+        elif isinstance(block, Image):
+            out.extend(_image(block, lang, files or {}))
     flush_prs()
     return out
 
@@ -373,24 +355,13 @@ def _json_len(block: SlackBlock) -> int:
     return len(json.dumps(block, ensure_ascii=False, separators=(",", ":")))
 
 
-def pack(
-    blocks: Sequence[SlackBlock], *, reserve_blocks: int = 0, reserve_chars: int = 0
-) -> list[list[SlackBlock]]:
-    """Greedy packing into messages under the block count and the total-size margin."""
-    messages: list[list[SlackBlock]] = []
-    current: list[SlackBlock] = []
-    size = 2
-    max_blocks = MAX_BLOCKS - reserve_blocks
-    max_chars = MAX_BLOCKS_JSON_CHARS - reserve_chars
-    for block in blocks:
-        n = _json_len(block) + 1
-        if current and (len(current) + 1 > max_blocks or size + n > max_chars):
-            messages.append(current)
-            current, size = [], 2
-        current.append(block)
-        size += n
-    if current:
-        messages.append(current)
+def _measure(block: SlackBlock) -> int:
+    return _json_len(block) + 1  # and the comma that separates it from the next
+
+
+def pack(blocks: Sequence[SlackBlock], budget: Budget = MESSAGE) -> list[list[SlackBlock]]:
+    """Blocks packed into messages within ``budget`` (the shared packer, Slack's measure)."""
+    messages = pack_items(blocks, budget, _measure)
     # a divider that would open or close a message is noise
     cleaned = [
         [b for i, b in enumerate(m) if not (b["type"] == "divider" and i in (0, len(m) - 1))]
@@ -421,37 +392,39 @@ def _title_blocks(title: str) -> list[SlackBlock]:
     return _heading(Heading(text=title, level=1)) if title.strip() else []
 
 
-THREAD_POINTER = "The details follow in this message's thread ({n} {replies})."
+def _pointer(n: int, lang: str) -> SlackBlock:
+    return context(t(lang, "chat.thread_pointer_one") if n == 1 else t(lang, "chat.thread_pointer", n=n))
 
 
-def render(reply: Reply, *, mode: Mode = "thread") -> list[SlackMessage]:
+def render(
+    reply: Reply, *, mode: Mode = "thread", files: Mapping[str, str] | None = None
+) -> list[SlackMessage]:
     """A Reply as one or more messages.
 
-    ``thread``: the first message is the lead (title + the Reply's lead chunk: the summary and
-    top highlights) and every section starts a new message, to be posted in the lead's thread.
-    ``compact``: everything packed into as few messages as possible (for response_url answers,
-    which cannot be threaded and may be used only five times).
+    ``thread``: the first message is the lead (the title and the Reply's lead blocks: a digest's
+    summary and top highlights) and every section starts a new message, to be posted in the
+    lead's thread. ``compact``: everything packed into as few messages as possible (for
+    response_url answers, which cannot be threaded and may be used only five times). ``files``
+    maps the names of the reply's attachments to the Slack file ids a poster got on upload.
     """
     if reply.status != "ok":
         return [render_notice(reply)]
-    chunks = reply.split_sections() or [[]]
+    lang = reply.lang
     title = _title_blocks(reply.title)
+    lead_blocks = title + blocks_for(reply.blocks, lang, files)
+    parts = [blocks_for([Heading(text=s.title, level=2), *s.blocks], lang, files) for s in reply.sections]
+    empty = title or [section(mrkdwn_text(reply.command))]
     if mode == "compact":
-        flat = title + [b for chunk in chunks for b in blocks_for(chunk)]
-        groups = pack(flat) or [title or [section(mrkdwn_text(reply.command))]]
+        groups = pack(lead_blocks + [b for part in parts for b in part]) or [empty]
     else:
-        lead = pack(title + blocks_for(chunks[0]), reserve_blocks=1, reserve_chars=200)
-        rest = [g for chunk in chunks[1:] for g in pack(blocks_for(chunk))]
-        groups = (lead or [title or [section(mrkdwn_text(reply.command))]]) + rest
+        lead = pack(lead_blocks, MESSAGE.less(items=1, size=POINTER_RESERVE)) or [empty]
+        groups = lead + [g for part in parts for g in pack(part)]
         if len(groups) > 1:
-            n = len(groups) - 1
-            pointer = THREAD_POINTER.format(n=n, replies="reply" if n == 1 else "replies")
-            groups[0] = [*groups[0], context(pointer)]
+            groups[0] = [*groups[0], _pointer(len(groups) - 1, lang)]
     return [SlackMessage(text=fallback_text(g), blocks=g) for g in groups]
 
 
 NOTICE_ICONS = {"usage": ":warning:", "not_found": ":mag:", "error": ":x:"}
-HELP_HINT = "Type `/help` for every command, or `/help COMMAND` for one."
 
 
 def render_notice(reply: Reply) -> SlackMessage:
@@ -462,13 +435,13 @@ def render_notice(reply: Reply) -> SlackMessage:
     pieces = split_mrkdwn(text)
     blocks = [section(p) for p in pieces[:3]]
     if reply.status == "usage":
-        blocks.append(context(HELP_HINT))
+        blocks.append(context(t(reply.lang, "chat.help_hint")))
     return SlackMessage(text=fallback_text([], reply.title or reply.status), blocks=blocks)
 
 
-def apology() -> SlackMessage:
+def apology(lang: str = "en") -> SlackMessage:
     """What a user sees when something broke on our side (the details go to the log)."""
-    text = ":x: Sorry, prdigest could not answer that. The error was logged; please try again later."
+    text = f":x: {t(lang, 'chat.apology')}"
     return SlackMessage(text=text, blocks=[section(text)])
 
 
@@ -508,6 +481,8 @@ def violations(message: SlackMessage | dict[str, Any]) -> list[str]:
             if not 0 < len(text["text"]) <= MAX_HEADER_CHARS:
                 problems.append(f"block {i}: header of {len(text['text'])} characters")
             continue
+        if kind == "image" and not 0 < len(block.get("alt_text", "")) <= MAX_ALT_CHARS:
+            problems.append(f"block {i}: image alt_text of {len(block.get('alt_text', ''))} characters")
         if kind == "section" and len(block.get("fields", [])) > MAX_FIELDS:
             problems.append(f"block {i}: {len(block['fields'])} fields > {MAX_FIELDS}")
         if kind == "context" and len(block.get("elements", [])) > MAX_CONTEXT_ELEMENTS:

@@ -2,8 +2,10 @@
 
 The classifier stores each part with an English ``reason`` and, language-neutral, the ``rule`` of
 the profile's ``[score]`` table that gave the points and the ``detail`` it matched (a kind, a
-module, a threshold, a theme). English answers show the stored reason as it is; other languages
-build it again from rule and detail, with the profile's labels for kinds and modules.
+module, a threshold, a theme). The parts every classification has had from the start (flags,
+kind, size, modules, labels) are read from their reason (``evidence.score_reason``, which also
+reads classifications stored before parts carried their rule); the newer ones are built from rule
+and detail here — in English as stored, in other languages from the locale's ``score.*`` strings.
 """
 
 from __future__ import annotations
@@ -12,7 +14,11 @@ from collections.abc import Mapping
 
 from classify.models import ScorePart
 from classify.rules import Profile
-from commands.locale import flag_label, t
+from commands.locale import t
+from commands.locale.evidence import score_reason as read_reason
+
+# rules whose reason is built from the locale (the others are read by ``evidence.score_reason``)
+_BUILT = frozenset({"small", "tests", "series", "bot", "theme"})
 
 
 def score_reason(
@@ -21,18 +27,18 @@ def score_reason(
     profile: Profile | None = None,
     theme_names: Mapping[str, Mapping[str, str]] | None = None,
 ) -> str:
-    """``part.reason`` in ``lang``; the stored English reason when the rule is unknown."""
-    if lang == "en" or not part.rule:
+    """``part.reason`` for a reader of ``lang``, with the profile's labels for kinds and modules
+    and the theme's own name in that language."""
+    if part.rule not in _BUILT:
+        return read_reason(
+            part.reason,
+            lang,
+            (lambda kind: profile.kind_label(kind, lang)) if profile else (lambda kind: kind),
+            (lambda module: profile.module_label(module, lang)) if profile else (lambda module: module),
+        )
+    if lang == "en":
         return part.reason
     detail = part.detail
-    if part.rule == "flag":
-        return flag_label(lang, detail)
-    if part.rule == "kind":
-        detail = profile.kind_label(detail, lang) if profile else detail
-    elif part.rule == "module":
-        detail = profile.module_label(detail, lang) if profile else detail
-    elif part.rule == "theme" and theme_names:
+    if part.rule == "theme" and theme_names:
         detail = theme_names.get(detail, {}).get(lang, detail)
-    key = f"score.{part.rule}"
-    text = t(lang, key, detail=detail)
-    return part.reason if text == key else text
+    return t(lang, f"score.{part.rule}", detail=detail)

@@ -278,7 +278,10 @@ class _History:
     """How often a topic's words appeared in the earlier windows' titles (tags and words alike)."""
 
     def __init__(self, previous: Sequence[Sequence[str]], vocab: _Vocabulary) -> None:
-        self.windows = sum(1 for titles in previous if titles)
+        self.windows = len(
+            previous
+        )  # the caller's windows are the ones the cache covers: an empty one is a zero
+        self.with_data = sum(1 for titles in previous if titles)
         self.prs = sum(len(titles) for titles in previous)
         self.counts: Counter[str] = Counter()
         for titles in previous:
@@ -287,7 +290,7 @@ class _History:
 
     @property
     def known(self) -> bool:
-        return self.windows >= 2 and self.prs >= 2 * MIN_PRS
+        return self.with_data >= 2 and self.prs >= 2 * MIN_PRS
 
     def per_window(self, key: str) -> float | None:
         if not self.known:
@@ -383,7 +386,7 @@ def find_themes(
             break
         bursts += best[0]
         seed = best[3]
-        joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific)
+        joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, cap)
         taken |= members
         for tp in candidates:
             left = free[tp.key]
@@ -402,6 +405,7 @@ def _grow(
     free: Mapping[str, set[int]],
     novelty: Mapping[str, float],
     specific: Mapping[int, frozenset[str]],
+    cap: int,
 ) -> tuple[list[_Topic], set[int]]:
     """The topics that tell the seed's story too, and the PRs they bring, by either of two tests:
 
@@ -414,7 +418,8 @@ def _grow(
       the ``[enc]`` series) — those PRs join.
 
     Areas (profile modules) and topics bursting more than the seed stay stories of their own.
-    The best-supported topics join first, and the theme grows to at most ``GROWTH`` times the seed.
+    The best-supported topics join first, and the theme grows to at most ``GROWTH`` times the seed
+    and never past the size of a bucket (``MAX_SHARE`` of the period).
     """
     recurring = Counter(f for n in core for f in specific.get(n, ()))
     footprint = {f for f, c in recurring.items() if c >= 2}
@@ -441,7 +446,7 @@ def _grow(
             if len(at_home) >= SHARED_FILES * len(mine):
                 offers.append((len(at_home) / len(mine), tp.key, tp, at_home))
     members = set(core)
-    limit = max(GROWTH * len(core), len(core) + MIN_PRS)
+    limit = min(max(GROWTH * len(core), len(core) + MIN_PRS), max(cap, len(core)))
     joined: list[_Topic] = []
     for _, _, tp, bring in sorted(offers, key=lambda o: (-o[0], o[1])):
         if len(members | bring) <= limit:
@@ -658,12 +663,17 @@ def join(lang: str, items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _kinds(prs: Sequence[StoredPR], profile: Profile, lang: str) -> str:
+def kind_counts(prs: Sequence[StoredPR]) -> list[tuple[str, int]]:
+    """The kinds a theme's sentence names: its three commonest, then every other PR as "other"."""
     counts = Counter(s.cls.kind for s in prs).most_common()
     shown = [(k, n) for k, n in counts if k != "other"][:3]
     rest = len(prs) - sum(n for _, n in shown)
+    return shown + ([("other", rest)] if rest else [])
+
+
+def _kinds(prs: Sequence[StoredPR], profile: Profile, lang: str) -> str:
     parts = []
-    for kind, n in shown + ([("other", rest)] if rest else []):
+    for kind, n in kind_counts(prs):
         key = f"theme.kind.{kind}"
         if t(lang, key, n=n) == key:
             parts.append(t(lang, "theme.kind.any", n=n, kind=profile.kind_label(kind, lang).lower()))
@@ -678,12 +688,16 @@ def describe(
     profile: Profile,
     *,
     weekly: bool = True,
+    module_before: Mapping[str, float] | None = None,
 ) -> list[Theme]:
     """Each theme with its computed sentence in every language, naming its lead PRs.
 
-    "7 PRs, 2 of them key: 5 refactors and 2 fixes; led by #43788, #43785 and #43753; new this
-    week (none in the 4 weeks before)." Every number is the theme's own: its PRs, the key PRs
-    among them, their kinds, and how often its naming topic appeared in the earlier windows.
+    "6 refactors and 1 fix; led by #43785, #43788 and #43753." — "14 fixes, 6 performance changes,
+    5 new features and 15 other changes; 6 of them key, led by #43449, #43363 and #43271; the
+    module averaged 36.5 PRs a week in the 4 weeks before." Every number is the theme's own: the
+    kinds of its PRs, the key PRs among them, and how often the earlier windows had it — for a
+    module theme the module's average of the trends table (``module_before``), for a tag or words
+    the titles naming them. A theme's size and whether it is new are the heading's to say.
     """
     keys = set(key)
     per = "week" if weekly else "period"
@@ -692,21 +706,21 @@ def describe(
         ordered = sorted(th.prs, key=lambda s: (s.pr.number not in keys, -s.cls.score, -s.pr.number))
         lead = tuple(s.pr.number for s in ordered[:LEAD_PRS])
         n_key = sum(1 for s in th.prs if s.pr.number in keys)
+        before = th.before
+        if th.module is not None and module_before is not None and th.compared:
+            before = module_before.get(th.module, 0.0)
         summary = {}
         for lang in ("en", "zh"):
-            values = {"n": len(th.prs), "key": n_key, "lead": join(lang, [f"#{n}" for n in lead])}
-            text = t(
-                lang,
-                "theme.sentence_key" if n_key else "theme.sentence",
-                kinds=_kinds(th.prs, profile, lang),
-                **values,
-            )
-            if th.before is not None:
-                if th.before == 0:
-                    text += t(lang, f"theme.new.{per}", k=th.compared)
-                else:
-                    avg = f"{th.before:.1f}".removesuffix(".0")
-                    text += t(lang, f"theme.before.{per}", now=th.named, avg=avg, k=th.compared)
+            refs = join(lang, [f"#{n}" for n in lead])
+            kinds = _kinds(th.prs, profile, lang)
+            if n_key:
+                text = t(lang, "theme.sentence_key", kinds=kinds, key=n_key, lead=refs)
+            else:
+                text = t(lang, "theme.sentence", kinds=kinds, lead=refs)
+            if before:  # none before: the heading says the topic is new
+                avg = f"{before:.1f}".removesuffix(".0")
+                what = "module" if th.module is not None else "titles"
+                text += t(lang, f"theme.before_{what}.{per}", now=th.named, avg=avg, k=th.compared)
             summary[lang] = text + t(lang, "theme.end")
-        out.append(replace(th, prs=ordered, summary=summary, lead=lead))
+        out.append(replace(th, prs=ordered, summary=summary, lead=lead, before=before))
     return out

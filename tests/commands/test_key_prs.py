@@ -84,7 +84,10 @@ def test_the_weeks_leading_story_lifts_its_prs_with_the_theme_named_as_evidence(
     theme = data["themes"][0]
     assert theme["key"] == "tag:em" and set(theme["prs"]) == {1, 2, 3, 4}
     assert theme["name"] == {"en": "External Memory", "zh": "External Memory"}
-    assert theme["summary"]["en"].startswith("4 PRs") and theme["lead"][0] in theme["prs"]
+    assert theme["count"] == 4 and theme["lead"][0] in theme["prs"]
+    assert theme["summary"]["en"].endswith(
+        f"led by #{theme['lead'][0]}, #{theme['lead'][1]} and #{theme['lead'][2]}."
+    )
     assert all("#" in theme["summary"][lang] for lang in ("en", "zh"))
     scores = {p["number"]: p["score"] for p in data["prs"]}
     stored = {s.pr.number: s.cls.score for s in ctx.store.merged_between("o/r", MONDAY, NOW)}
@@ -121,7 +124,7 @@ def test_pr_shows_score_reasons_in_chinese(ctx: Context) -> None:
     from commands.render_text import render_text
 
     text = render_text(run(ctx, "pr", "1", lang="zh"))
-    assert "属于主题“External Memory”" in text and "核心路径变更（2 个文件）" in text
+    assert "属于主题“External Memory”" in text and "核心路径（2 个文件）" in text
     assert "part of the theme" not in text
     assert "类型：新功能" in render_text(run(ctx, "pr", "10", lang="zh"))
 

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import json
 
-from commands.model import Bullet, BulletList, Facts, Heading, Paragraph, PRItem, PRRef, Reply, Table
+from commands.model import (
+    Bullet,
+    BulletList,
+    Facts,
+    Heading,
+    Image,
+    Paragraph,
+    PRItem,
+    PRRef,
+    Reply,
+    Section,
+    Table,
+)
 from commands.render import render
 from commands.render_markdown import render_markdown
 from commands.render_text import render_text
@@ -89,9 +101,26 @@ def test_usage_replies_render_as_one_line_everywhere() -> None:
     assert json.loads(render(reply, "json"))["error"] == "'abc' is not a PR number"
 
 
-def test_split_sections_cuts_at_section_starts() -> None:
-    reply = sample()
-    reply.sections = [0, 3, 5]
-    chunks = reply.split_sections()
-    assert [len(c) for c in chunks] == [3, 2, 1]
-    assert sum(len(c) for c in chunks) == len(reply.blocks)
+def test_sections_read_after_the_lead_with_their_titles_as_headings() -> None:
+    lead = sample()
+    reply = lead.model_copy(
+        update={"blocks": lead.blocks[:2], "sections": [Section(title="Risks", blocks=lead.blocks[2:])]}
+    )
+    assert reply.all_blocks() == [*lead.blocks[:2], Heading(text="Risks", level=2), *lead.blocks[2:]]
+    assert render_text(reply) == render_text(
+        lead.model_copy(update={"blocks": [*lead.blocks[:2], Heading(text="Risks"), *lead.blocks[2:]]})
+    )
+
+
+def test_an_image_falls_back_to_its_description() -> None:
+    chart = Image(name="chart.png", alt="PRs per module, W19 vs the 4-week average")
+    reply = Reply(command="digest", title="t", blocks=[chart])
+    assert render_text(reply).endswith("[image: PRs per module, W19 vs the 4-week average]\n")
+    assert render_text(reply.model_copy(update={"lang": "zh"})).endswith(
+        "[图片：PRs per module, W19 vs the 4-week average]\n"
+    )
+    assert render_markdown(reply).endswith("_PRs per module, W19 vs the 4-week average_\n")
+    online = chart.model_copy(update={"url": "https://example.com/c.png", "alt": "a [b]"})
+    assert render_markdown(reply.model_copy(update={"blocks": [online]})).endswith(
+        "![a \\[b\\]](https://example.com/c.png)\n"
+    )

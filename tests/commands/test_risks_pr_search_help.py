@@ -53,12 +53,12 @@ def test_risks_defaults_to_all_and_the_last_seven_days(run: RunFn) -> None:
     [
         (("nonsense",), "unknown risk kind 'nonsense'"),
         (("core-path", "2026-W99"), "not an ISO week"),
-        (("core-path", "breaking"), "unexpected 'breaking'"),
+        (("core-path", "breaking"), "give one KIND, not 'breaking' as well"),
     ],
 )
 def test_risks_bad_input(run: RunFn, args: tuple[str, ...], message: str) -> None:
     reply = run("risks", *args)
-    assert reply.status == "usage" and message in reply.title and "usage: risks" in reply.title
+    assert reply.status == "usage" and message in reply.title and "usage: prdigest risks" in reply.title
 
 
 def test_pr_shows_everything_the_cache_knows(run: RunFn, demo_ctx: Context) -> None:
@@ -106,8 +106,10 @@ def test_pr_bad_numbers(run: RunFn, word: str, message: str) -> None:
 
 
 def test_pr_needs_exactly_one_number(run: RunFn) -> None:
-    assert run("pr").status == "usage"
-    assert run("pr", "1", "2").status == "usage"
+    assert run("pr").status == "usage" and "which PR? give its number" in run("pr").title
+    two = run("pr", "1", "2")
+    assert two.status == "usage" and "give one NUMBER|URL, not '2' as well" in two.title
+    assert "give one COMMAND, not 'pr' as well" in run("help", "digest", "pr").title
 
 
 def test_search_finds_titles_and_bodies(run: RunFn) -> None:
@@ -229,7 +231,6 @@ def test_help_shows_commands_as_they_are_typed_where_it_was_asked(
     assert all(b.text.startswith(lead) for b in bullets)
     assert any(b.text.startswith(f"{lead}digest [PERIOD]") for b in bullets)
     one = dispatch(Invocation(command="help", args=("risks",), platform=platform), demo_ctx)
-    assert any(
-        isinstance(b, Paragraph) and b.text == f"{lead}risks [" + one.data["usage"][7:] for b in one.blocks
-    )
-    assert one.data["usage"].startswith("risks [")  # the data stays platform-neutral
+    typed = f"{lead}{one.data['usage']}" + (" [public]" if platform != "cli" else "")
+    assert any(isinstance(b, Paragraph) and b.text == typed for b in one.blocks)
+    assert one.data["usage"] == "risks [KIND] [PERIOD]"  # the data stays platform-neutral

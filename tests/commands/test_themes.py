@@ -192,15 +192,30 @@ def test_describe_states_the_themes_own_numbers_in_both_languages(generic: Profi
     (described,) = describe([theme], key=[12], profile=generic)
     assert described.lead == (12, 11, 14)  # key PRs first, then by score
     assert described.summary["en"] == (
-        "4 PRs, 1 of them key: 2 fixes, 1 new feature and 1 performance change; led by #12, #11 and #14; "
+        "2 fixes, 1 new feature and 1 performance change; 1 of them key, led by #12, #11 and #14; "
         "4 titles named it this week, 1 a week in the 4 weeks before."
     )
     assert described.summary["zh"] == (
-        "4 个 PR（其中 1 个重点）：2 个修复、1 个新功能和 1 个性能优化；代表 PR：#12、#11 和 #14；"
+        "2 个修复、1 个新功能和 1 个性能优化；其中 1 个重点，代表 PR：#12、#11 和 #14；"
         "本周 4 个标题提到它，前 4 周平均每周 1 个。"
     )
     (other,) = describe([theme], key=[], profile=generic, weekly=False)
-    assert other.summary["en"].startswith("4 PRs: ") and "in this period" in other.summary["en"]
+    assert other.summary["en"].startswith("2 fixes, ") and "in this period" in other.summary["en"]
+    # a module theme compares with the module's own average (the trends table's), passed in
+    module = Theme(
+        key="module:gpu",
+        kind="module",
+        name={"en": "GPU", "zh": "GPU"},
+        prs=prs,
+        module="gpu",
+        before=3.0,
+        compared=4,
+        named=4,
+    )
+    (gpu,) = describe([module], key=[], profile=generic, module_before={"gpu": 2.5})
+    assert gpu.before == 2.5
+    assert gpu.summary["en"].endswith("; the module averaged 2.5 PRs a week in the 4 weeks before.")
+    assert gpu.summary["zh"].endswith("；前 4 周该模块平均每周 2.5 个 PR。")
 
 
 def test_theme_parts_give_the_leading_story_full_points_and_weaker_ones_a_share(generic: Profile) -> None:

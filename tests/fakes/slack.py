@@ -20,8 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from bot.slack.app import CommandRunner
-from bot.slack.serve import ServePlan, run
+from tests.fakes.host import RunningHost
 
 BOT_TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-1-test-token"
@@ -30,6 +29,13 @@ SIGNING_SECRET = "test-signing-secret"
 
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # a burst of answers must not be refused at the listen backlog
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that drops an idle keep-alive connection is not news; anything else is."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionResetError | BrokenPipeError):
+            super().handle_error(request, client_address)
 
 
 @dataclass
@@ -176,6 +182,10 @@ class FakeSlack:
                     "bot_id": "B0BOT",
                 },
             )
+        if method == "chat.getPermalink":
+            channel, ts = str(params.get("channel", "")), str(params.get("message_ts", ""))
+            link = f"https://fake.slack.com/archives/{channel}/p{ts.replace('.', '')}"
+            return Response(200, {"ok": True, "channel": channel, "permalink": link})
         if method == "chat.postMessage":
             channel = str(params.get("channel", ""))
             if channel in self.channel_errors:
@@ -220,6 +230,16 @@ class FakeSlack:
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(body)
+
+            def do_GET(self) -> None:  # slack_sdk sends a few read methods as GET with a query
+                path, _, query = self.path.partition("?")
+                if not path.startswith("/api/"):
+                    self._send(404, b"not found", "text/plain")
+                    return
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                resp = fake._answer(path.removeprefix("/api/"), dict(parse_qsl(query)), headers)
+                body = json.dumps(resp.body).encode()
+                self._send(resp.status, body, "application/json; charset=utf-8", resp.headers)
 
             def do_POST(self) -> None:
                 path = self.path.split("?", 1)[0]
@@ -399,51 +419,9 @@ def signed_headers(
 # -- the app under test, running as `prdigest serve` runs it -------------------------------------
 
 
-class RunningApp:
-    """``bot.slack.serve.run`` in a background thread with its own event loop; ``url`` is its
-    /slack/events endpoint. Posting is not paced (pace=0) so tests and the bench run fast."""
-
-    def __init__(self, plan: ServePlan, runner: CommandRunner | None = None) -> None:
-        self.plan = plan
-        self.runner = runner
-        self.port = 0
-        self._ready = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._main, name="prdigest-slack-app", daemon=True)
-
-    def _main(self) -> None:
-        async def go() -> None:
-            self._loop = asyncio.get_running_loop()
-            self._stop = asyncio.Event()
-            await run(self.plan, stop=self._stop, on_ready=self._on_ready, runner=self.runner, pace=0)
-
-        try:
-            asyncio.run(go())
-        except BaseException as exc:
-            self._error = exc
-            self._ready.set()
-
-    def _on_ready(self, port: int) -> None:
-        self.port = port
-        self._ready.set()
-
-    def __enter__(self) -> RunningApp:
-        self._thread.start()
-        assert self._ready.wait(15), "the Slack app did not start"
-        if self._error is not None:
-            raise self._error
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._loop is not None and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(15)
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+class RunningApp(RunningHost):
+    """The host with the Slack component, as ``prdigest serve`` runs it (posting unpaced);
+    ``url`` is its /slack/events endpoint."""
 
     @property
     def url(self) -> str:

@@ -1,6 +1,6 @@
 """Fixtures for the Slack app tests: a classified cache on disk, the fake Slack, the running app.
 
-The app runs exactly as ``prdigest serve`` runs it (``bot.slack.serve.run``), in a background
+The app runs exactly as ``prdigest serve`` runs it (``bot.serve.Host`` with the Slack component), in a background
 thread with its own event loop, listening on 127.0.0.1 at a free port.
 """
 
@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from bot.config import Settings
-from bot.slack.serve import ServePlan
 from classify.engine import classify
 from classify.models import FileChange, PullRequest
 from classify.rules import Profile, load_profile
@@ -128,6 +127,5 @@ def slack_settings(slack: FakeSlack, **extra: object) -> Settings:
 
 @pytest.fixture(scope="module")
 def app(cache_db: Path, slack: FakeSlack) -> Iterator[RunningApp]:
-    plan = ServePlan.from_settings(slack_settings(slack), db=cache_db, host="127.0.0.1", port=0)
-    with RunningApp(plan) as running:
+    with RunningApp(slack_settings(slack), cache_db) as running:
         yield running

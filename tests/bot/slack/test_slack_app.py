@@ -4,6 +4,7 @@ arriving at a loopback response_url, public answers through the fake Web API."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -15,9 +16,12 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import ConfigError
-from bot.slack.app import MAX_RESPONSES, CommandRunner, deliver, parse_slash
+from bot.runner import CommandRunner
+from bot.serve import context_factory, serve
+from bot.slack.app import MAX_RESPONSES, deliver, parse_slash
+from bot.slack.component import SlackPlan
+from bot.slack.post import SlackPoster
 from bot.slack.render import render, violations
-from bot.slack.serve import ServePlan, context_factory, serve
 from commands.model import Heading, Invocation, Paragraph, Reply
 from commands.registry import dispatch
 from tests.bot.slack.conftest import HOSTILE, HOSTILE_PR, REPO, WEEK, slack_settings
@@ -32,8 +36,6 @@ from tests.fakes.slack import (
     slash_body,
     slash_envelope,
 )
-
-ACK_LIMIT = 3.0
 
 
 def send(
@@ -74,7 +76,7 @@ def mrkdwn_of(body: dict) -> str:
 @pytest.mark.parametrize(
     ("command", "text", "expect"),
     [
-        ("/digest", WEEK, "#1000"),
+        ("/digest", WEEK, "|#1024>"),  # the week's top key PR, linked
         ("/risks", f"core-path {WEEK}", "|#"),
         ("/pr", "1001", "<https://github.com/vllm-project/vllm/pull/1001|#1001>"),
         ("/search", "scheduler", "|#"),
@@ -91,10 +93,9 @@ def test_each_command_is_acknowledged_at_once_and_answered_privately(
     expect: str,
 ) -> None:
     resp, latency, key = send(app, slack, command, text)
-    record_property("ack_seconds", round(latency, 4))
+    record_property("ack_seconds", round(latency, 4))  # figures: bench/slack_ack.py
     assert resp.status_code == 200
     assert resp.text == ""
-    assert latency < ACK_LIMIT
     posted = answer(slack, key)
     for p in posted:
         assert p.body["response_type"] == "ephemeral"
@@ -105,7 +106,7 @@ def test_each_command_is_acknowledged_at_once_and_answered_privately(
 def test_the_answer_is_the_registry_reply_rendered(app: RunningApp, slack: FakeSlack, cache_db: Path) -> None:
     _, _, key = send(app, slack, "/pr", "1003")
     (posted,) = answer(slack, key)
-    ctx = context_factory(app.plan.settings, cache_db)()
+    ctx = context_factory(app.settings, cache_db)()
     reply = dispatch(Invocation(command="pr", args=("1003",), repo=REPO, platform="slack"), ctx)
     (expected,) = render(reply, mode="compact")
     assert posted.body == {"text": expected.text, "blocks": expected.blocks, "response_type": "ephemeral"}
@@ -119,7 +120,9 @@ def test_a_bad_signature_and_a_stale_timestamp_are_refused(app: RunningApp, slac
         app.url, content=body, headers={"Content-Type": "application/x-www-form-urlencoded"}, timeout=10
     )
     assert (bad.status_code, stale.status_code, unsigned.status_code) == (401, 401, 401)
-    time.sleep(0.3)
+    # a signed request sent afterwards is answered: the refused ones, handled before it, never are
+    _, _, key3 = send(app, slack, "/help", "")
+    answer(slack, key3)
     assert slack.posted_to(key1) == [] and slack.posted_to(key2) == []
 
 
@@ -135,8 +138,8 @@ def test_a_bad_signature_and_a_stale_timestamp_are_refused(app: RunningApp, slac
 def test_malformed_text_gets_a_short_usage_message(
     app: RunningApp, slack: FakeSlack, command: str, text: str, expect: str
 ) -> None:
-    resp, latency, key = send(app, slack, command, text)
-    assert resp.status_code == 200 and latency < ACK_LIMIT
+    resp, _, key = send(app, slack, command, text)
+    assert resp.status_code == 200
     (posted,) = answer(slack, key)
     body = posted.body
     assert body["response_type"] == "ephemeral"
@@ -159,9 +162,9 @@ def test_public_digest_is_a_lead_message_with_a_thread(
     app: RunningApp, slack: FakeSlack, cache_db: Path
 ) -> None:
     before = len(slack.calls_to("chat.postMessage"))
-    resp, latency, key = send(app, slack, "/digest", f"{WEEK} public", channel="C0TEAM")
-    assert resp.status_code == 200 and latency < ACK_LIMIT
-    ctx = context_factory(app.plan.settings, cache_db)()
+    resp, _, key = send(app, slack, "/digest", f"{WEEK} public", channel="C0TEAM")
+    assert resp.status_code == 200
+    ctx = context_factory(app.settings, cache_db)()
     reply = dispatch(Invocation(command="digest", args=(WEEK,), repo=REPO, platform="slack"), ctx)
     expected = render(reply, mode="thread")
     assert len(expected) > 1
@@ -214,37 +217,40 @@ def test_healthz_reports_the_cache(app: RunningApp) -> None:
     assert state["prs"] == 81
 
 
-def test_slow_commands_are_still_acknowledged_at_once(slack: FakeSlack, cache_db: Path) -> None:
+def test_commands_are_acknowledged_before_their_answer_is_computed(slack: FakeSlack, cache_db: Path) -> None:
+    """The ack does not wait for the work: the command's worker is held on an event until the
+    200 has arrived, and only then allowed to answer (an ordering, not a stopwatch)."""
     settings = slack_settings(slack)
     factory = context_factory(settings, cache_db)
+    release = threading.Event()
 
-    def slow():  # type: ignore[no-untyped-def]
-        time.sleep(3.5)
+    def held():  # type: ignore[no-untyped-def]
+        assert release.wait(15), "the test never released the worker"
         return factory()
 
-    plan = ServePlan.from_settings(settings, db=cache_db, host="127.0.0.1", port=0)
-    with RunningApp(plan, runner=CommandRunner(slow, workers=1)) as app:
-        resp, latency, key = send(app, slack, "/pr", "1001")
-        assert resp.status_code == 200 and latency < 1.0
-        assert slack.posted_to(key) == []
+    with RunningApp(settings, cache_db, runner=CommandRunner(held, workers=1)) as app:
+        resp, _, key = send(app, slack, "/pr", "1001")
+        assert resp.status_code == 200 and resp.text == ""
+        assert slack.posted_to(key) == []  # acknowledged while the answer is still held
+        release.set()
         (posted,) = answer(slack, key)
         assert "#1001" in mrkdwn_of(posted.body)
 
 
 def test_a_failure_is_an_apology_and_a_log_line_without_secrets(
-    slack: FakeSlack, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    slack: FakeSlack, tmp_path: Path, cache_db: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    plan = ServePlan.from_settings(
-        slack_settings(slack), db=tmp_path / "missing.db", host="127.0.0.1", port=0
-    )
-    with RunningApp(plan) as app:
+    settings = slack_settings(slack)
+    missing = tmp_path / "missing.db"
+    runner = CommandRunner(context_factory(settings, missing))
+    with RunningApp(settings, cache_db, runner=runner) as app:
         _, _, key = send(app, slack, "/digest", "")
         (posted,) = answer(slack, key)
     assert posted.body["response_type"] == "ephemeral"
     assert posted.body["text"].startswith(":x: Sorry, prdigest could not answer that.")
     assert "Traceback" not in mrkdwn_of(posted.body) and "missing.db" not in mrkdwn_of(posted.body)
     assert "/digest failed" in caplog.text
-    for secret in (plan.settings.slack_bot_token, plan.settings.slack_signing_secret):
+    for secret in (settings.slack_bot_token, settings.slack_signing_secret):
         assert secret is not None and secret.get_secret_value() not in caplog.text
 
 
@@ -260,9 +266,8 @@ def test_a_private_answer_too_long_for_five_messages_says_so(slack: FakeSlack) -
             reply,
             parse_slash("/digest", "2026-W19"),
             respond=AsyncRespond(response_url=slack.response_url(key)),
-            client=AsyncWebClient(token="xoxb-test-token", base_url=slack.api_url),
+            poster=SlackPoster(AsyncWebClient(token="xoxb-test-token", base_url=slack.api_url), pace=0),
             channel_id="C1",
-            pace=0,
         )
 
     asyncio.run(go())
@@ -280,18 +285,18 @@ def test_public_word_parsing() -> None:
     assert parse_slash("/prdigest-pr", "1").command == "pr"
 
 
-def test_serve_plan_picks_the_mode_and_names_what_is_missing(slack: FakeSlack) -> None:
-    assert ServePlan.from_settings(slack_settings(slack)).socket_mode is False
-    socket = ServePlan.from_settings(
+def test_slack_plan_picks_the_mode_and_names_what_is_missing(slack: FakeSlack) -> None:
+    assert SlackPlan.from_settings(slack_settings(slack)).socket_mode is False
+    socket = SlackPlan.from_settings(
         slack_settings(slack, slack_signing_secret=None, slack_app_token="xapp-1-x")
     )
-    assert socket.socket_mode is True and socket.port == 3000
+    assert socket.socket_mode is True
     with pytest.raises(ConfigError, match=r"^SLACK_BOT_TOKEN is not set"):
-        ServePlan.from_settings(slack_settings(slack, slack_bot_token=None))
+        SlackPlan.from_settings(slack_settings(slack, slack_bot_token=None))
     with pytest.raises(ConfigError, match=r"^SLACK_SIGNING_SECRET is not set"):
-        ServePlan.from_settings(slack_settings(slack, slack_signing_secret=None))
+        SlackPlan.from_settings(slack_settings(slack, slack_signing_secret=None))
     with pytest.raises(ConfigError, match=r"^SLACK_APP_TOKEN must be an app-level token"):
-        ServePlan.from_settings(slack_settings(slack, slack_app_token="xoxb-oops"))
+        SlackPlan.from_settings(slack_settings(slack, slack_app_token="xoxb-oops"))
 
 
 def test_serve_command_fails_fast_with_one_line(
@@ -301,6 +306,7 @@ def test_serve_command_fails_fast_with_one_line(
     for name in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "PRDIGEST_DB"):
         monkeypatch.delenv(name, raising=False)
     runner = CliRunner()
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", SIGNING_SECRET)
     result = runner.invoke(serve, [])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [result.output.strip()]
@@ -327,15 +333,14 @@ def test_socket_mode_acknowledges_the_envelope_and_answers(slack: FakeSlack, cac
     with FakeSocketMode() as socket:
         slack.socket_url = socket.url
         settings = slack_settings(slack, slack_signing_secret=None, slack_app_token=APP_TOKEN)
-        plan = ServePlan.from_settings(settings, db=cache_db, host="127.0.0.1", port=0)
-        assert plan.socket_mode
-        with RunningApp(plan) as app:
+        with RunningApp(settings, cache_db) as app:
+            assert app.host.components[0].health() == {"mode": "socket"}
             assert socket.wait_connected()
             key = uuid.uuid4().hex
-            sent = socket.send(slash_envelope("env-1", "/pr", "1001", slack.response_url(key)))
+            socket.send(slash_envelope("env-1", "/pr", "1001", slack.response_url(key)))
             ack = socket.wait_ack("env-1")
-            assert ack is not None and ack[1] - sent < ACK_LIMIT
             (posted,) = answer(slack, key)
+            assert ack is not None and ack[1] <= posted.at  # acknowledged before answered
             assert "<https://github.com/vllm-project/vllm/pull/1001|#1001>" in mrkdwn_of(posted.body)
             # no public events endpoint in Socket Mode, but the health check is there
             assert httpx.post(app.url, content="x", timeout=10).status_code in (404, 405)
@@ -345,9 +350,54 @@ def test_socket_mode_acknowledges_the_envelope_and_answers(slack: FakeSlack, cac
 
 def test_socket_mode_with_a_rejected_app_token_fails_at_start(slack: FakeSlack, cache_db: Path) -> None:
     settings = slack_settings(slack, slack_signing_secret=None, slack_app_token="xapp-1-wrong")
-    plan = ServePlan.from_settings(settings, db=cache_db, host="127.0.0.1", port=0)
     with (
         pytest.raises(ConfigError, match=r"^Slack rejected SLACK_APP_TOKEN \(invalid_auth\)"),
-        RunningApp(plan),
+        RunningApp(settings, cache_db),
     ):
         pass
+
+
+def test_a_chinese_workspace_gets_every_fixed_word_in_chinese(slack: FakeSlack, cache_db: Path) -> None:
+    with RunningApp(slack_settings(slack, prdigest_lang="zh"), cache_db) as app:
+        _, _, key = send(app, slack, "/pr", "abc")
+        (posted,) = answer(slack, key)
+        before = len(slack.calls_to("chat.postMessage"))
+        send(app, slack, "/digest", f"{WEEK} public", channel="C0ZH")
+        slack.wait_calls("chat.postMessage", before + 2)  # the lead and its first thread reply
+    body = posted.body
+    assert (
+        body["text"]
+        == "'abc' 不是 PR 编号；请给出正整数（如 42121）或 PR 链接 — 用法：/pr NUMBER|URL [public]"
+    )
+    assert (
+        body["blocks"][-1]["elements"][0]["text"]
+        == "输入 `/help` 查看全部命令，或 `/help 命令` 查看某个命令。"
+    )
+    leads = [c for c in slack.calls_to("chat.postMessage") if c.params["channel"] == "C0ZH"]
+    assert leads and leads[0].params["blocks"][-1]["elements"][0]["text"].startswith(
+        "详细内容见本消息的讨论串"
+    )
+
+
+def test_a_stop_lets_the_answers_in_flight_finish(slack: FakeSlack, cache_db: Path) -> None:
+    settings = slack_settings(slack)
+    factory = context_factory(settings, cache_db)
+    release, working = threading.Event(), threading.Event()
+
+    def held():  # type: ignore[no-untyped-def]
+        working.set()
+        assert release.wait(15), "the test never released the worker"
+        return factory()
+
+    app = RunningApp(settings, cache_db, runner=CommandRunner(held, workers=1))
+    with app:
+        _, _, key = send(app, slack, "/pr", "1001")
+        assert working.wait(15)  # the answer is being computed…
+        stopper = threading.Thread(target=app.stop)
+        stopper.start()  # …when the host is told to stop (as SIGTERM would)
+        assert app.stopping.wait(15)
+        assert slack.posted_to(key) == []
+        release.set()
+        stopper.join(30)
+    (posted,) = answer(slack, key)
+    assert "#1001" in mrkdwn_of(posted.body)

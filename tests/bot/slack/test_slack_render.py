@@ -28,10 +28,12 @@ from commands.model import (
     Divider,
     Facts,
     Heading,
+    Image,
     Paragraph,
     PRItem,
     PRRef,
     Reply,
+    Section,
     Table,
 )
 
@@ -63,12 +65,21 @@ def test_small_digest_renders_exactly() -> None:
         blocks=[
             Paragraph(text="198 PRs merged, 24 key.", prs=[ref(1)]),
             Facts(items=[("merged", "198"), ("key", "24")]),
-            Heading(text="Key changes"),
-            PRItem(pr=ref(42121, "Remove Tree Attention"), tags=["key", "breaking"], lines=["−1400 lines"]),
-            Divider(),
-            BulletList(items=[Bullet(text="speculative decoding", prs=[ref(2), ref(3)])]),
         ],
-        sections=[2],
+        sections=[
+            Section(
+                title="Key changes",
+                blocks=[
+                    PRItem(
+                        pr=ref(42121, "Remove Tree Attention"),
+                        tags=["key", "breaking"],
+                        lines=["−1400 lines"],
+                    ),
+                    Divider(),
+                    BulletList(items=[Bullet(text="speculative decoding", prs=[ref(2), ref(3)])]),
+                ],
+            )
+        ],
     )
     messages = render(reply)
     assert [m.payload() for m in messages] == [
@@ -142,8 +153,8 @@ def test_compact_mode_packs_sections_into_one_message() -> None:
     reply = Reply(
         command="digest",
         title="T",
-        blocks=[Paragraph(text="a"), Heading(text="S"), Paragraph(text="b")],
-        sections=[1],
+        blocks=[Paragraph(text="a")],
+        sections=[Section(title="S", blocks=[Paragraph(text="b")])],
     )
     assert len(render(reply, mode="thread")) == 2
     (only,) = render(reply, mode="compact")
@@ -264,16 +275,13 @@ def stress_reply(n: int = 400) -> Reply:
         Facts(items=[(f"fact {i}", str(i)) for i in range(34)] + [("huge", "v" * 2500)]),
         BulletList(items=[Bullet(text=f"highlight {i} " + "x" * 80, prs=prs[i : i + 3]) for i in range(300)]),
     ]
-    sections = [len(blocks)]
-    blocks += [Heading(text="H" * 400)]
-    blocks += [
+    items: list = [
         PRItem(pr=p, tags=["key", "core-path"], lines=["gist " * 40, "evidence: a.py, b.py"]) for p in prs
     ]
-    sections.append(len(blocks))
-    blocks += [
-        Heading(text="Trends"),
-        Table(columns=["module", "now", "avg"], rows=[[f"m{i}", str(i), f"{i / 3:.1f}"] for i in range(600)]),
-    ]
+    table = Table(
+        columns=["module", "now", "avg"], rows=[[f"m{i}", str(i), f"{i / 3:.1f}"] for i in range(600)]
+    )
+    sections = [Section(title="H" * 400, blocks=items), Section(title="Trends", blocks=[table])]
     return Reply(command="digest", title="Weekly digest", blocks=blocks, sections=sections)
 
 
@@ -293,7 +301,7 @@ def test_a_huge_reply_stays_within_every_limit_and_loses_nothing() -> None:
         assert linked == set(range(1, 401))
         # every PR's full title and every table row made it
         for i in (1, 200, 400):
-            assert mrkdwn_text(reply.blocks[3 + i].pr.title) in everything  # type: ignore[union-attr]
+            assert mrkdwn_text(reply.sections[0].blocks[i - 1].pr.title) in everything  # type: ignore[union-attr]
         assert all(f"m{i} " in everything for i in range(600))
         assert "v" * 1000 in everything.replace("\n", "")
         assert everything.count("highlight ") == 300
@@ -336,3 +344,42 @@ def test_split_keeps_every_character_and_each_piece_fits(text: str, limit: int) 
 
 def test_section_limit_constant_matches_slack() -> None:
     assert (MAX_BLOCKS, MAX_SECTION_CHARS, MAX_HEADER_CHARS) == (50, 3000, 150)
+
+
+def test_the_fixed_texts_follow_the_replys_language() -> None:
+    from bot.slack.render import apology
+
+    long = Reply(
+        command="digest",
+        title="t",
+        blocks=[Paragraph(text="lead")],
+        sections=[
+            Section(title="a", blocks=[Paragraph(text="x")]),
+            Section(title="b", blocks=[Paragraph(text="y")]),
+        ],
+    )
+    pointers = {
+        lang: render(long.model_copy(update={"lang": lang}))[0].blocks[-1]["elements"][0]["text"]
+        for lang in ("en", "zh")
+    }
+    assert pointers == {
+        "en": "The details follow in this message's thread (2 replies).",
+        "zh": "详细内容见本消息的讨论串（2 条回复）。",
+    }
+    usage = Reply.usage("pr", "x").model_copy(update={"lang": "zh"})
+    assert render_notice(usage).blocks[-1]["elements"][0]["text"].startswith("输入 `/help`")
+    assert apology("zh").text.startswith(":x: 抱歉")
+    chart = Reply(command="digest", blocks=[Image(name="c.png", alt="PRs per module")])
+    (message,) = render(chart)
+    assert message.blocks == [
+        {
+            "type": "context",
+            "elements": [{"type": "mrkdwn", "text": "[image: PRs per module]", "verbatim": True}],
+        }
+    ]
+    online = chart.model_copy(
+        update={"blocks": [Image(name="c.png", alt="a", url="https://example.com/c.png")]}
+    )
+    assert render(online)[0].blocks == [
+        {"type": "image", "image_url": "https://example.com/c.png", "alt_text": "a"}
+    ]

@@ -1,0 +1,319 @@
+"""``prdigest serve``: the host every front end runs in.
+
+The host owns the process: one asyncio loop, the shared command runner (``bot.runner``), one
+HTTP server with ``GET /healthz``, signal handling and a graceful stop. Each front end — Slack
+now; Discord and the Monday scheduler next — is a component with ``async start(host)`` and
+``async stop()``, started when its settings are present (``FRONT_ENDS``). A component may add
+routes to the host's HTTP server (Slack's ``POST /slack/events``), answers through
+``host.runner`` and reports its state in ``/healthz``.
+
+The HTTP port belongs to the host (``PRDIGEST_PORT``, default 3000), so a bot without any HTTP
+endpoint of its own still serves ``/healthz``. Every failure to start — nothing configured, a
+setting missing, a token refused, the port taken, an address that is not this machine's — is one
+line on stderr and exit code 2, before anything answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import importlib
+import logging
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import click
+from aiohttp import web
+
+from bot.config import ConfigError, Settings, active_profile, load_settings, secret
+from bot.errors import UserError
+from bot.runner import CommandRunner, ContextFactory
+from bot.runtime import settle_heap
+from classify.rules import ProfileError
+from commands.registry import Context, load_all
+from storage.db import StoreError, connect
+from storage.migrations import MIGRATIONS
+from storage.prs import PRStore, iso
+
+log = logging.getLogger(__name__)
+
+HEALTH_PATH = "/healthz"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """What the command line may change for the front ends (each takes what concerns it)."""
+
+    socket_mode: bool | None = None  # Slack: force Socket Mode (True) or HTTP (False)
+    pace: float | None = None  # seconds between the messages of one post (tests use 0)
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    """The HTTP server's limits, in one place: request body size, how long an idle keep-alive
+    connection is kept, how long a stop waits for requests in flight, the listen backlog."""
+
+    max_body: int = 1024 * 1024
+    keepalive_timeout: float = 75.0
+    shutdown_timeout: float = 5.0
+    backlog: int = 128
+
+
+class Component(Protocol):
+    """A front end (or the scheduler) living in the host."""
+
+    name: str
+
+    async def start(self, host: Host) -> None:
+        """Check tokens, connect, add routes (``host.route``); raise ConfigError to refuse."""
+
+    async def stop(self) -> None:
+        """Disconnect; called once, also after a failed start."""
+
+    def health(self) -> dict[str, Any]:
+        """What ``/healthz`` shows about this component."""
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """A kind of component: the module that builds it (imported only when configured), whether
+    the settings ask for it, and the variables that turn it on (named when nothing is set)."""
+
+    name: str
+    module: str
+    configured: Callable[[Settings], bool]
+    variables: str
+
+
+FRONT_ENDS: tuple[FrontEnd, ...] = (
+    FrontEnd(
+        "slack",
+        "bot.slack.component",
+        lambda s: bool(
+            secret(s.slack_bot_token) or secret(s.slack_app_token) or secret(s.slack_signing_secret)
+        ),
+        "SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) for Slack",
+    ),
+)
+
+
+def components_for(settings: Settings, options: ServeOptions = ServeOptions()) -> list[Component]:
+    """The configured components (ConfigError names what is missing or wrong)."""
+    chosen = [fe for fe in FRONT_ENDS if fe.configured(settings)]
+    if not chosen:
+        wanted = "; or ".join(fe.variables for fe in FRONT_ENDS)
+        raise ConfigError(f"nothing to serve: set {wanted} (see .env.example)")
+    return [importlib.import_module(fe.module).component(settings, options) for fe in chosen]
+
+
+def context_factory(settings: Settings, db: Path) -> ContextFactory:
+    """Builds a Context (own SQLite connection + rule profile) for one worker thread."""
+
+    def build() -> Context:
+        return Context(store=PRStore(connect(db)), profile=active_profile(settings))
+
+    return build
+
+
+def cache_state(ctx: Context) -> dict[str, Any]:
+    """The cache's part of /healthz: repositories, PR counts, newest merge, schema up to date."""
+    store = ctx.store
+    repos = []
+    for repo in store.repos():
+        span = store.merged_range(repo)
+        newest = iso(span[1]) if span else None
+        repos.append({"repo": repo, "prs": store.count(repo), "newest_merged_at": newest})
+    pending = [m.name for m in MIGRATIONS.pending(store.db)]
+    return {
+        "ok": not pending,
+        "schema_ok": not pending,
+        "pending_migrations": pending,
+        "repos": repos,
+        "prs": sum(r["prs"] for r in repos),
+        "profile": {"name": ctx.profile.name, "version": ctx.profile.version},
+    }
+
+
+def bind(host: str, port: int, backlog: int = HttpLimits.backlog) -> socket.socket:
+    """A listening socket on host:port (0 picks a free port), or UserError in one line."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        reason = exc.strerror if isinstance(exc, socket.gaierror) else str(exc)
+        raise UserError(f"--host {host!r} is not an address this machine can listen on ({reason})") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(backlog)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise UserError(
+                f"port {port} on {host} is already in use: stop the other server or choose another "
+                "port with PRDIGEST_PORT or --port"
+            ) from None
+        raise UserError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None
+    sock.setblocking(False)
+    return sock
+
+
+class Host:
+    """One process serving every configured component; see the module docstring."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        runner: CommandRunner,
+        components: Sequence[Component],
+        *,
+        host: str = "0.0.0.0",
+        port: int = 3000,
+        limits: HttpLimits = HttpLimits(),
+    ) -> None:
+        self.settings = settings
+        self.runner = runner
+        self.components = list(components)
+        self.host = host
+        self.port = port
+        self.limits = limits
+        self.web = web.Application(client_max_size=limits.max_body)
+        self.web.router.add_get(HEALTH_PATH, self._health)
+        self._started: list[Component] = []
+
+    def route(self, method: str, path: str, handler: Handler) -> None:
+        """Add an HTTP route (only while components start, before the server listens)."""
+        self.web.router.add_route(method, path, handler)
+
+    async def _health(self, request: web.Request) -> web.Response:
+        try:
+            state = await self.runner.call(cache_state)
+        except Exception as exc:  # a health check reports, it does not crash
+            log.warning("health check failed: %s", exc)
+            return web.json_response({"ok": False, "error": str(exc)}, status=503)
+        state["components"] = {c.name: c.health() for c in self._started}
+        return web.json_response(state, status=200 if state["ok"] else 503)
+
+    async def run(
+        self, *, stop: asyncio.Event | None = None, on_ready: Callable[[int], None] | None = None
+    ) -> None:
+        """Serve until ``stop`` is set (or SIGINT/SIGTERM); ``on_ready`` gets the bound port.
+
+        Order: take the port (fail fast), start the components (each may refuse with
+        ConfigError), then listen; on the way out everything is stopped in reverse and the
+        runner's threads close their connections.
+        """
+        sock = bind(self.host, self.port, self.limits.backlog)
+        app_runner: web.AppRunner | None = None
+        try:
+            for component in self.components:
+                self._started.append(component)
+                await component.start(self)
+            app_runner = web.AppRunner(
+                self.web,
+                access_log=None,
+                keepalive_timeout=self.limits.keepalive_timeout,
+                shutdown_timeout=self.limits.shutdown_timeout,
+            )
+            await app_runner.setup()
+            await web.SockSite(app_runner, sock).start()
+            port = int(sock.getsockname()[1])
+            names = ", ".join(c.name for c in self.components)
+            log.info("prdigest serving %s; /healthz on http://%s:%s%s", names, self.host, port, HEALTH_PATH)
+            if on_ready:
+                on_ready(port)
+            stop = stop or asyncio.Event()
+            self._on_signals(stop)
+            await stop.wait()
+        finally:
+            for component in reversed(self._started):
+                try:
+                    await component.stop()
+                except Exception:
+                    log.exception("stopping %s failed", component.name)
+            if app_runner is not None:
+                await app_runner.cleanup()
+            sock.close()
+            self.runner.close()
+
+    @staticmethod
+    def _on_signals(stop: asyncio.Event) -> None:
+        # Signal handlers can only be set from the main thread of a POSIX process; tests (and any
+        # embedding application) run the host in another thread and stop it with ``stop``.
+        if sys.platform != "win32" and threading.current_thread() is threading.main_thread():
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+
+
+def build_host(
+    settings: Settings,
+    *,
+    db: Path | None = None,
+    host: str = "0.0.0.0",
+    port: int | None = None,
+    options: ServeOptions = ServeOptions(),
+    runner: CommandRunner | None = None,
+) -> Host:
+    """Everything ``serve`` starts, validated: ConfigError/StoreError/ProfileError otherwise."""
+    components = components_for(settings, options)
+    path = db or settings.prdigest_db
+    factory = context_factory(settings, path)
+    factory().store.db.close()  # fail fast on a bad cache or profile
+    runner = runner or CommandRunner(factory, settings=settings)
+    return Host(
+        settings, runner, components, host=host, port=settings.prdigest_port if port is None else port
+    )
+
+
+@click.command("serve")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="SQLite cache (default: PRDIGEST_DB, else ./prdigest.db).",
+)
+@click.option("--host", default="0.0.0.0", show_default=True, help="Interface to listen on.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="HTTP port for /healthz and Slack's /slack/events (default: PRDIGEST_PORT, 3000).",
+)
+@click.option(
+    "--socket-mode/--http",
+    "socket_mode",
+    default=None,
+    help="Slack: force a mode (default: Socket Mode when SLACK_APP_TOKEN is set, else HTTP).",
+)
+def serve(db: Path | None, host: str, port: int | None, socket_mode: bool | None) -> None:
+    """Run the chat front ends that are configured (Slack): /digest /risks /pr /search /help."""
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+    )
+    try:
+        settings = load_settings()
+        server = build_host(
+            settings, db=db, host=host, port=port, options=ServeOptions(socket_mode=socket_mode)
+        )
+    except (ConfigError, StoreError, ProfileError) as exc:
+        raise UserError(str(exc), where="serve") from None
+    load_all()
+    settle_heap()
+    try:
+        asyncio.run(server.run())
+    except ConfigError as exc:
+        raise UserError(str(exc), where="serve") from None
+    except UserError as exc:
+        exc.where = "serve"
+        raise
+    except KeyboardInterrupt:
+        pass
