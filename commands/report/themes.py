@@ -243,31 +243,35 @@ def _topic_key(source: str, key: str) -> str:
 def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
     """Every title topic shared by at least two PRs, with its PRs and how much each is about it."""
     weights: dict[str, dict[int, float]] = {}
-    forms: dict[str, Counter[str]] = {}
-    names: set[str] = set()
-    features = {s.pr.number: vocab.features(s.pr.title) for s in prs}
-    tag_keys = {key for found in features.values() for source, key, _, _ in found if source == "tag"}
+    forms: dict[str, dict[str, int]] = {}
     sources: dict[str, str] = {}
-    for n, found in features.items():
+    names: set[str] = set()
+    features = [(s.pr.number, vocab.features(s.pr.title)) for s in prs]
+    tag_keys = {key for _, found in features for source, key, _, _ in found if source == "tag"}
+    as_tag = {
+        key: norm(key) for _, found in features for source, key, _, _ in found if source in ("word", "name")
+    }
+    for n, found in features:
         for source, key, form, weight in found:
-            if source in ("word", "name") and norm(key) in tag_keys:
-                source, key = "tag", norm(key)  # "SYCL." in one title, [sycl] in another
+            if source in ("word", "name") and as_tag[key] in tag_keys:
+                source, key = "tag", as_tag[key]  # "SYCL." in one title, [sycl] in another
             full = _topic_key(source, key)
             members = weights.get(full)
             if members is None:
                 members = weights[full] = {}
-                forms[full] = Counter()
+                forms[full] = {}
                 sources[full] = source
             if weight > members.get(n, 0.0):
                 members[n] = weight
-            forms[full][form] += 1
+            spelled = forms[full]
+            spelled[form] = spelled.get(form, 0) + 1
             if source == "name":
                 names.add(full)
     topics: dict[str, _Topic] = {}
     for full, members in weights.items():
         if len(members) >= 2:
             source = "name" if full in names and sources[full] == "word" else sources[full]
-            topics[full] = _Topic(full, source, forms[full], set(members), members)
+            topics[full] = _Topic(full, source, Counter(forms[full]), set(members), members)
     return topics
 
 
