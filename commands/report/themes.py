@@ -35,7 +35,9 @@ Every step works from the period's own data and the profile's vocabulary:
 from __future__ import annotations
 
 import functools
+import itertools
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,12 +45,16 @@ from dataclasses import dataclass, field, replace
 from classify.engine import is_bot
 from classify.models import ScorePart
 from classify.rules import Profile
-from classify.titles import norm, parse_title, split_tag
-from classify.topics import abbreviates, display_case, leading_verb, title_terms
+from classify.titles import is_series_marker, norm, parse_title, split_tag
+from classify.topics import STOPWORDS, abbreviates, display_case, leading_verb, stem, topic_text
 from commands.locale import t
 from storage.prs import StoredPR
 
 MAX_THEMES = 7
+_ANY_TAG = re.compile(r"[\[【]([^\[\]【】]{1,60})[\]】]")
+_SCOPE = re.compile(r"\s*\(?[A-Za-z][\w-]{0,24}\)?\(([^()]{1,40})\)!?:\s")  # feat(rocm): …
+_TERM_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")  # classify.topics' words
+_NAME_LIKE = re.compile(r"[A-Za-z].*[A-Z]|\d|[-_.+]")
 NOT_STORIES = frozenset({"infra", "language"})
 MIN_PRS = 3
 MAX_SHARE = 0.3
@@ -129,14 +135,17 @@ def clean_title(title: str) -> str:
 class _Topic:
     key: str
     source: str  # tag | module | name | phrase | word | file | dir
-    forms: Counter[str] = field(default_factory=Counter)
+    forms: dict[str, int] = field(default_factory=dict)
+    """each spelling of it in the titles, with how often"""
     members: set[int] = field(default_factory=set)
     weight: dict[int, float] = field(default_factory=dict)
     """how much each PR is about it: 1 for a title's first tag, less for what it mentions in passing"""
 
     @property
     def text(self) -> str:
-        return self.forms.most_common(1)[0][0] if self.forms else self.key.split(":", 1)[1]
+        if not self.forms:
+            return self.key.split(":", 1)[1]
+        return max(self.forms.items(), key=lambda kv: kv[1])[0]  # the commonest; ties: the first seen
 
 
 # How much a PR is about a topic, by where the topic appears: the first title tag (or, in an
@@ -163,6 +172,10 @@ class _Vocabulary:
         self._cache: dict[str, tuple[bool, tuple[str, ...]]] = {}
         self._features: dict[str, tuple[tuple[str, str, str, float], ...]] = {}
         self._keys: dict[str, frozenset[str]] = {}
+        self._tags: dict[str, tuple[tuple[str, str, str], ...]] = {}
+        self._terms: dict[str, str | None] = {}
+        self._names: dict[str, tuple[str, ...]] = {}
+        self._named: dict[str, bool] = {}
 
     def word(self, key: str) -> tuple[bool, tuple[str, ...]]:
         """(is a kind word, modules it is a keyword of) for a stemmed word or phrase."""
@@ -178,16 +191,26 @@ class _Vocabulary:
         """(source, key, as written) for each topic tag of a title: a module's tag names the module."""
         parsed = parse_title(title)
         for tag in (*parsed.tags, *parsed.scopes):
-            whole = norm(tag)
-            parts = [tag] if whole in self.module_tags or whole in self.kind_tags else split_tag(tag)
-            for part in parts:
-                k = norm(part)
-                module = self.module_tags.get(k)
-                if module is not None:  # a module's tag names it, even when a kind uses the word too
-                    if module not in self.skip:
-                        yield "module", module, self.profile.module_label(module, "en")
-                elif len(k) >= 2 and not k.isdigit() and not self._kind_like(part):
-                    yield "tag", k, part
+            yield from self.tag(tag)
+
+    def tag(self, tag: str) -> tuple[tuple[str, str, str], ...]:
+        """The topics one tag names (cached: a repository uses a few dozen tags over and over)."""
+        hit = self._tags.get(tag)
+        if hit is not None:
+            return hit
+        out: list[tuple[str, str, str]] = []
+        whole = norm(tag)
+        parts = [tag] if whole in self.module_tags or whole in self.kind_tags else split_tag(tag)
+        for part in parts:
+            k = norm(part)
+            module = self.module_tags.get(k)
+            if module is not None:  # a module's tag names it, even when a kind uses the word too
+                if module not in self.skip:
+                    out.append(("module", module, self.profile.module_label(module, "en")))
+            elif len(k) >= 2 and not k.isdigit() and not self._kind_like(part) and not is_series_marker(part):
+                out.append(("tag", k, part))
+        hit = self._tags[tag] = tuple(out)
+        return hit
 
     def _kind_like(self, tag: str) -> bool:
         """``[Bugfix]``, ``[skip ci]``, ``[CI/Build]``: a tag saying what kind of change, not what about."""
@@ -204,16 +227,33 @@ class _Vocabulary:
         for source, key, form in self.tags(title):
             out.append((source, key, form, PRIMARY if primary else OTHER_TAG))
             primary = False
-        for term in title_terms(title):
-            kind_word, modules = self.word(term.key)
-            for m in modules:
-                out.append(
-                    ("module", m, self.profile.module_label(m, "en"), PRIMARY if primary else SECONDARY)
-                )
-                primary = False
-            if not kind_word:
-                source = "phrase" if " " in term.key else ("name" if term.name else "word")
-                out.append((source, term.key, term.text, WORD))
+        # the title's words and two-word phrases as ``classify.topics.title_terms`` reads them,
+        # through this vocabulary's per-word caches (a digest reads hundreds of new titles)
+        seen: set[str] = set()
+        last, last_form, last_name, last_i = "", "", False, -2
+        for i, w in enumerate(_TERM_WORD.findall(topic_text(title))):
+            word_key = self._term(w)
+            if word_key is None:
+                continue
+            key = word_key
+            named = self._name_like(w) or (i > 0 and w[0].isupper())
+            terms = [(key, w, named)]
+            if last_i == i - 1:  # the phrase comes right after its first word, as in title_terms
+                terms.insert(0, (f"{last} {key}", f"{last_form} {w}", last_name or named))
+            last, last_form, last_name, last_i = key, w, named, i
+            for term, form, name in terms:
+                if term in seen:
+                    continue
+                seen.add(term)
+                kind_word, modules = self.word(term)
+                for m in modules:
+                    out.append(
+                        ("module", m, self.profile.module_label(m, "en"), PRIMARY if primary else SECONDARY)
+                    )
+                    primary = False
+                if not kind_word:
+                    source = "phrase" if " " in term else ("name" if name else "word")
+                    out.append((source, term, form, WORD))
         hit = tuple(out)
         if len(self._features) >= FEATURE_CACHE:
             self._features.clear()
@@ -221,13 +261,59 @@ class _Vocabulary:
         return hit
 
     def keys(self, title: str) -> frozenset[str]:
-        """The topic keys of a title (for counting them in earlier windows); cached like ``features``."""
+        """The topic keys of a title, for counting them in earlier windows: the keys ``features``
+        gives, by a leaner path (no forms, no weights; a digest reads thousands of earlier titles,
+        most of them once)."""
         hit = self._keys.get(title)
+        if hit is not None:
+            return hit
+        keys: set[str] = set()
+        if "[" in title or "【" in title or "(" in title:
+            scope = _SCOPE.match(_ANY_TAG.sub(" ", title)) if "(" in title else None
+            for tag in [*_ANY_TAG.findall(title), *(scope.group(1).split(",") if scope else ())]:
+                keys.update(_topic_key(src, key) for src, key, _ in self.tag(tag.strip()))
+        last, last_i = "", -2
+        for i, w in enumerate(_TERM_WORD.findall(topic_text(title))):
+            key = self._term(w)
+            if key is None:
+                continue
+            keys.update(self._key_names(key))
+            if last_i == i - 1:
+                keys.update(self._key_names(f"{last} {key}"))
+            last, last_i = key, i
+        hit = frozenset(keys)
+        if len(self._keys) >= FEATURE_CACHE:
+            self._keys.clear()
+        self._keys[title] = hit
+        return hit
+
+    def _term(self, word: str) -> str | None:
+        """A title word's topic key, or None when ``title_terms`` would drop it (cached)."""
+        hit = self._terms.get(word, "")
+        if hit != "":
+            return hit
+        key: str | None = None
+        if not word.isdigit() and (len(word) >= 3 or word.isupper()):
+            stemmed = stem(word)
+            if stemmed not in STOPWORDS and word.lower() not in STOPWORDS:
+                key = stemmed
+        self._terms[word] = key
+        return key
+
+    def _name_like(self, word: str) -> bool:
+        hit = self._named.get(word)
         if hit is None:
-            hit = frozenset(_topic_key(src, key) for src, key, _, _ in self.features(title))
-            if len(self._keys) >= FEATURE_CACHE:
-                self._keys.clear()
-            self._keys[title] = hit
+            hit = self._named[word] = bool(_NAME_LIKE.search(word)) or (word.isupper() and len(word) >= 2)
+        return hit
+
+    def _key_names(self, key: str) -> tuple[str, ...]:
+        """The topic keys a title word or phrase stands for: its modules, and itself unless it only
+        says what kind of change it is (cached)."""
+        hit = self._names.get(key)
+        if hit is None:
+            kind_word, modules = self.word(key)
+            hit = (*(f"module:{m}" for m in modules), *(() if kind_word else (f"word:{key}",)))
+            self._names[key] = hit
         return hit
 
 
@@ -271,7 +357,7 @@ def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
     for full, members in weights.items():
         if len(members) >= 2:
             source = "name" if full in names and sources[full] == "word" else sources[full]
-            topics[full] = _Topic(full, source, Counter(forms[full]), set(members), members)
+            topics[full] = _Topic(full, source, forms[full], set(members), members)
     return topics
 
 
@@ -287,10 +373,9 @@ class _History:
         )  # the caller's windows are the ones the cache covers: an empty one is a zero
         self.with_data = sum(1 for titles in previous if titles)
         self.prs = sum(len(titles) for titles in previous)
-        self.counts: Counter[str] = Counter()
-        for titles in previous:
-            for title in titles:
-                self.counts.update(vocab.keys(title))
+        self.counts: Counter[str] = Counter(
+            itertools.chain.from_iterable(vocab.keys(title) for titles in previous for title in titles)
+        )
 
     @property
     def known(self) -> bool:
