@@ -252,3 +252,54 @@ def test_chinese_glue_and_lists() -> None:
     assert join("zh", ["#1", "#2", "#3"]) == "#1、#2 和 #3"
     assert join("en", ["a", "b", "c"]) == "a, b and c"
     assert join("en", ["a"]) == "a"
+
+
+TITLES = [
+    "[Model] Migrate DeepSeekV2 to AutoWeightsLoader (#41706)",
+    "[ROCm][Perf] Fuse the GDN Triton kernels and split the HPU path",
+    "feat(rocm): Spec Decode with EAGLE-3 on MI355X [2/N]",
+    "fix(sdk): handle empty runs in wandb.init()",
+    "[EM] Support external memory in the GPU predictor.",
+    "SYCL. Add sycl-specific implementation for absoluteerror",
+    "Bump org.apache.maven.plugins:maven-surefire-plugin from 3.0 to 3.1",
+    "[CI/Build][skip ci] Pin pre-commit hooks",
+    'Revert "[Frontend] Support `regex` in structural tags (#282019)"',
+    "[KV Connector] [P/D] Transfer KV blocks in larger batches in NixlConnector",
+    "",
+]
+
+
+@pytest.mark.parametrize("name", ["vllm", "generic"])
+def test_the_vocabularys_fast_reading_is_title_terms(name: str) -> None:
+    """The per-word caches read titles exactly as ``classify.topics.title_terms`` does."""
+    from classify.topics import title_terms
+    from commands.report import themes as T
+
+    vocab = T._Vocabulary(load_profile(name))
+
+    def reference(title: str) -> tuple[tuple[str, str, str, float], ...]:
+        out = []
+        primary = True
+        for source, key, form in vocab.tags(title):
+            out.append((source, key, form, T.PRIMARY if primary else T.OTHER_TAG))
+            primary = False
+        for term in title_terms(title):
+            kind_word, modules = vocab.word(term.key)
+            for m in modules:
+                out.append(
+                    ("module", m, vocab.profile.module_label(m, "en"), T.PRIMARY if primary else T.SECONDARY)
+                )
+                primary = False
+            if not kind_word:
+                source = "phrase" if " " in term.key else ("name" if term.name else "word")
+                out.append((source, term.key, term.text, T.WORD))
+        return tuple(out)
+
+    for title in TITLES:
+        features = vocab.features(title)
+        assert features == reference(title), title
+        keys = vocab.keys(title)
+        expected = {T._topic_key(source, key) for source, key, _, _ in features}
+        if not title.startswith("Revert"):  # the lean reading also counts the reverted title's tags
+            assert keys == expected, title
+        assert expected <= keys
