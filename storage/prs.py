@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart
 from classify.text import search_text
+from storage.db import write_transaction
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
 SOURCE_RANK = {"git": 0, "import": 1, "api": 2}
@@ -360,7 +361,7 @@ class PRStore:
     def _upsert_chunk(self, chunk: Sequence[tuple[PullRequest, Classification]]) -> UpsertCounts:
         counts = UpsertCounts()
         conn = self.db.conn
-        with self.db.atomic():
+        with write_transaction(self.db):
             for pr, cls in chunk:
                 row = _pr_row(pr)
                 row["content_hash"] = _hash(row)
@@ -404,7 +405,7 @@ class PRStore:
         """
         changed = 0
         conn = self.db.conn
-        with self.db.atomic():
+        with write_transaction(self.db):
             for item in items:
                 cur = conn.execute(
                     "UPDATE prs SET modules = ?, kind = ?, flags = ?, score = ?, breakdown = ?, highlights = ?, "
