@@ -26,7 +26,7 @@ from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply,
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, recommendations
 from commands.report.stats import DigestStats, module_tally, rank_key
-from commands.report.themes import Theme, clean_title, find_themes
+from commands.report.themes import Theme, clean_title, kind_counts
 from commands.report.trends import Trend, module_trends, movers
 from storage.prs import StoredPR
 
@@ -91,7 +91,7 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
             unit=unit_word,
         )
     if themes:
-        names = join_list([_theme_name(th, label) for th in themes[:5]], lang)
+        names = join_list([th.label(lang) for th in themes[:5]], lang)
         text += gap + t(lang, "digest.summary_themes", themes=names)
     text += gap + t(
         lang,
@@ -146,34 +146,27 @@ def _count_label(kind: str, lang: str) -> str:
 # -- themes --------------------------------------------------------------------------------------
 
 
-def _theme_name(th: Theme, label: LabelFn) -> str:
-    return th.title if th.kind == "burst" else label(th.key)
-
-
 def _theme_summary(th: Theme, lang: str) -> str | None:
-    """The theme's one-sentence summary, when the theme detection provides one (per language)."""
-    summary: Any = getattr(th, "summary", None)
-    if isinstance(summary, dict):
-        summary = summary.get(lang) or summary.get("en")
-    return summary if isinstance(summary, str) and summary.strip() else None
+    """The theme's one computed sentence in ``lang`` (``commands.report.themes.describe``)."""
+    summary = th.summary.get(lang) or th.summary.get("en")
+    return summary if summary and summary.strip() else None
 
 
 def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
+    """Each storyline: its name, its computed sentence, then its leading PRs."""
     blocks: list[Block] = []
     module_counts = stats.module_counts()
     unit_word = unit(stats, lang)
     for i, th in enumerate(themes, 1):
         n = len(th.prs)
+        name = th.label(lang)
+        total = module_counts.get(th.module, n) if th.module else n
         if th.kind == "burst":
-            head = t(lang, "digest.theme_burst", topic=th.title, prs=count(n, lang), unit=unit_word)
+            head = t(lang, "digest.theme_burst", topic=name, prs=count(n, lang), unit=unit_word)
+        elif total > n:
+            head = t(lang, "digest.theme_module_part", module=name, n=n, total=total)
         else:
-            total = module_counts.get(th.key, n)
-            name = label(th.key)
-            head = (
-                t(lang, "digest.theme_module_part", module=name, n=n, total=total)
-                if total > n
-                else t(lang, "digest.theme_module", module=name, prs=count(n, lang))
-            )
+            head = t(lang, "digest.theme_module", module=name, prs=count(n, lang))
         blocks.append(Heading(text=f"{i}. {head}", level=3))
         summary = _theme_summary(th, lang)
         items = [_entry(s, stats, lang) for s in th.prs[: THEME_ITEMS - (1 if summary else 0)]]
@@ -188,7 +181,7 @@ def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
 def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
     """One line naming the commands that show what the digest only summarises."""
     period = _period_word(stats)
-    module = next((th.key for th in themes if th.kind == "module"), None) or "MODULE"
+    module = next((th.module for th in themes if th.module), None) or "MODULE"
     key = sorted((s for s in stats.prs if s.pr.number in stats.key), key=rank_key)
     number = key[0].pr.number if key else "N"
     return Paragraph(
@@ -460,7 +453,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=stats.period.label)
     if stats.modules_filter:
         title += " · " + ", ".join(label(m) for m in stats.modules_filter)
-    themes = find_themes(stats, catch_all=(profile.catch_all_module,))
+    themes = stats.themes
     recs = recommendations(stats, themes, label, lang)
     sections: list[tuple[str, list[Block]]] = [
         ("digest.summary", _summary(stats, themes, label, lang)),
@@ -496,12 +489,22 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         "previous": [{"period": w.period.as_dict(), "counts": w.counts} for w in stats.previous],
         "themes": [
             {
-                "title": th.title,
+                "title": th.label(lang),
+                "name": dict(th.name),
                 "kind": th.kind,
-                "module": th.key if th.kind == "module" else None,
-                "module_total": module_counts.get(th.key, 0) if th.kind == "module" else None,
+                "key": th.key,
+                "module": th.module,
+                "module_total": module_counts.get(th.module, 0) if th.module else None,
                 "count": len(th.prs),
-                "prs": [s.pr.number for s in th.prs],
+                "prs": th.numbers,
+                "lead": list(th.lead),
+                "summary": dict(th.summary),
+                "kinds": dict(kind_counts(th.prs)),
+                "key_count": sum(1 for n in th.numbers if n in stats.key),
+                "named": th.named,
+                "before": th.before,
+                "compared": th.compared,
+                "evidence": list(th.evidence),
             }
             for th in themes
         ],
