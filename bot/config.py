@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
@@ -45,6 +46,11 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = None
     prdigest_slack_api_url: str = "https://slack.com/api/"
 
+    # Discord
+    discord_bot_token: SecretStr | None = None
+    prdigest_discord_api_url: str = "https://discord.com/api/v10"
+    prdigest_discord_gateway_url: str = "wss://gateway.discord.gg"
+
     # the server (`prdigest serve`): /healthz and every front end's HTTP endpoints
     prdigest_port: int = Field(
         default=3000,
@@ -63,12 +69,33 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown time zone {value!r}; use an IANA name such as Europe/Berlin") from exc
         return value
 
+    @field_validator("prdigest_discord_api_url", "prdigest_discord_gateway_url")
+    @classmethod
+    def _discord_url(cls, value: str) -> str:
+        return secure_url(value, secure=("https", "wss"), loopback_only=("http", "ws"))
+
     @field_validator("prdigest_repo")
     @classmethod
     def _repo(cls, value: str | None) -> str | None:
         if value is not None and value.count("/") != 1:
             raise ValueError(f"{value!r} is not OWNER/NAME")
         return value or None
+
+
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def secure_url(value: str, *, secure: tuple[str, ...], loopback_only: tuple[str, ...]) -> str:
+    """A URL a token travels to: encrypted, or plain on this machine alone (test fakes)."""
+    parts = urlsplit(value.strip())
+    if parts.scheme in secure and parts.hostname:
+        return value.strip().rstrip("/")
+    if parts.scheme in loopback_only and (parts.hostname or "") in _LOOPBACK:
+        return value.strip().rstrip("/")
+    allowed = " or ".join(f"{s}://" for s in secure)
+    raise ValueError(
+        f"{value!r} must start with {allowed} ({'/'.join(loopback_only)} only on 127.0.0.1 or localhost)"
+    )
 
 
 # Settings read under another name too (older names kept working): alias → field.

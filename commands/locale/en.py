@@ -142,6 +142,17 @@ STRINGS: dict[str, str] = {
     "slack.api_error": "Slack API error {code}: see https://api.slack.com/methods/chat.postMessage#errors",
     "slack.unreachable": "cannot reach the Slack API ({error}); check PRDIGEST_SLACK_API_URL",
     "slack.partial": "posted {done} of {total} messages, then: {reason}",
+    # posting to Discord
+    "discord.needs": "the bot needs {permission} in {channel}: grant it to the bot's role (channel › Edit Channel › Permissions) and try again",
+    "discord.unknown_channel": "Discord channel {channel} not found: use the channel ID (Developer Mode on, right-click the channel › Copy Channel ID)",
+    "discord.missing_access": "the bot cannot see Discord channel {channel} (missing access): add the bot to the server with `prdigest discord invite-url` and give it View Channel there",
+    "discord.missing_permissions": "the bot lacks a permission in Discord channel {channel}: it needs View Channel, Send Messages, Embed Links, Read Message History and, for threads, Create Public Threads and Send Messages in Threads",
+    "discord.channel_id": "{channel} is not a Discord channel ID: use the number (Developer Mode on, right-click the channel › Copy Channel ID)",
+    "discord.auth": "Discord rejected DISCORD_BOT_TOKEN: reset the token (Developer Portal › Bot › Reset Token) and put the new one in .env",
+    "discord.rate_limited": "Discord is rate-limiting posts to {channel} (retry after {wait} s): try again later",
+    "discord.api_error": "Discord API error {code}: {text}",
+    "discord.unreachable": "cannot reach the Discord API ({error}); check PRDIGEST_DISCORD_API_URL",
+    "discord.partial": "posted {done} of {total} messages, then: {reason}",
     # command summaries
     "cmd.digest": "Weekly digest: summary, themes, trends, risks, key PRs, recommendations.",
     "cmd.risks": "PRs carrying a risk flag, each with its evidence.",
