@@ -33,6 +33,7 @@ from tests.fakes.discord import (
     FakeDiscord,
     FakeInteraction,
     Perm,
+    discord_error,
 )
 from tests.fakes.host import RunningHost
 
@@ -298,3 +299,17 @@ def test_a_thread_the_bot_may_not_create_becomes_more_followups(fake: FakeDiscor
     )
     assert not fake.calls_to("POST /channels/{channel_id}/messages/{message_id}/threads")
     assert all("flags" not in c.json for c in followups if c.route == FOLLOWUP)
+
+
+def test_after_the_interaction_token_expired_a_public_answer_is_posted_with_the_bot_token(
+    fake: FakeDiscord, bot: RunningHost
+) -> None:
+    fake.script(FOLLOWUP, discord_error(50027))  # Invalid Webhook Token: the 15 minutes are over
+    ix = fake.interact(fake.slash_command("pr", {"number": 1003, "public": True}))
+    [post] = fake.wait(
+        lambda: fake.calls_to("POST /channels/{channel_id}/messages"), what="the bot-token post"
+    )
+    assert [c.route for c in ix.calls()] == [CALLBACK, FOLLOWUP]
+    assert post.auth == "bot" and post.json["allowed_mentions"] == {"parse": []}
+    assert "[#1003](https://github.com/vllm-project/vllm/pull/1003)" in texts(post.json)
+    assert len(post.json["nonce"]) <= 25 and post.json["enforce_nonce"] is True
