@@ -90,14 +90,33 @@ _BROADCAST = re.compile(r"@(everyone|here)\b", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _literal(text: str) -> str:
+    out = _SPECIAL.sub(r"\\\1", text)
+    return _BROADCAST.sub(lambda m: f"@{ZWSP}{m.group(1)}", out)
+
+
 def md_text(text: str, *, multiline: bool = False) -> str:
-    """Untrusted text shown literally in Discord markdown (see the module docstring)."""
+    """Untrusted text shown literally in Discord markdown (see the module docstring).
+
+    The one construct kept is a balanced code span (```--max-model-len```, common in PR titles):
+    inside it Discord renders no link, mention or formatting, so it stays as written (with
+    ``@everyone`` broken up all the same)."""
     text = clean(text)
     if not multiline:
         text = _SPACES.sub(" ", text).strip()
-    out = _SPECIAL.sub(r"\\\1", text)
-    out = _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), out)
-    return _BROADCAST.sub(lambda m: f"@{ZWSP}{m.group(1)}", out)
+    parts: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        parts += [
+            _literal(text[pos : m.start()]),
+            f"`{_BROADCAST.sub(lambda b: f'@{ZWSP}{b.group(1)}', m.group(1))}`",
+        ]
+        pos = m.end()
+    parts.append(_literal(text[pos:]))
+    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), "".join(parts))
 
 
 def plain(text: str) -> str:
@@ -256,8 +275,9 @@ def embeds_for(title: str, blocks: Sequence[Block], lang: str = "en") -> list[Em
         if len(head) <= MAX_TITLE and (not embeds or embed_size(embeds[0]) + len(head) <= MAX_EMBED_TOTAL):
             embeds = embeds or [{}]
             embeds[0] = {"title": head, **embeds[0]}
-        else:  # a title too long for the title line opens the text instead
-            embeds.insert(0, {"description": f"**{md_text(title)}**"[:MAX_DESCRIPTION]})
+        else:  # a title too long for the title line opens the text instead, in bold, whole
+            pieces = split_md(head, MAX_DESCRIPTION - 4)
+            embeds[:0] = [{"description": f"**{piece}**"} for piece in pieces]
     for e in embeds:
         e["color"] = COLOR
     return [e for e in embeds if embed_size(e) > 0]
@@ -304,14 +324,19 @@ def render_notice(reply: Reply) -> DiscordMessage:
     """A usage / not-found / error answer: one short message of plain content."""
     icon = NOTICE_ICONS.get(reply.status, "ℹ️")
     hint = f"\n{t(reply.lang, 'chat.help_hint')}" if reply.status == "usage" else ""
-    body = split_md(md_text(reply.title or reply.status, multiline=True), MAX_CONTENT - len(hint) - 8)
-    return DiscordMessage(content=f"{icon} {body[0] if body else ''}{hint}")
+    text = md_text(reply.title or reply.status, multiline=True)
+    room = MAX_CONTENT - len(hint) - len(icon) - 1
+    if len(text) > room:  # never silently: the cut is marked (usage lines are short in practice)
+        text = split_md(text, room - 2)[0] + " …"
+    return DiscordMessage(content=f"{icon} {text}{hint}")
 
 
 def text_message(text: str, icon: str = "") -> DiscordMessage:
     """Our own sentence (an apology, an overflow notice) as content within 2,000 characters."""
     body = f"{icon} {text}".strip() if icon else text
-    return DiscordMessage(content=split_md(body, MAX_CONTENT)[0])
+    if len(body) > MAX_CONTENT:  # never silently: the cut is marked (notices are one line in practice)
+        body = split_md(body, MAX_CONTENT - 2)[0] + " …"
+    return DiscordMessage(content=body)
 
 
 def apology(lang: str = "en") -> DiscordMessage:
@@ -367,7 +392,7 @@ def violations(message: DiscordMessage | Mapping[str, Any]) -> list[str]:
             if not 0 < len(f.get("value") or "") <= MAX_FIELD_VALUE:
                 problems.append(f"embed {i} field {j}: value of {len(f.get('value') or '')} characters")
     for text in _texts(message):
-        stripped = _OUR_LINK.sub("", text)
+        stripped = _CODE_SPAN.sub("", _OUR_LINK.sub("", text))
         bad = _UNESCAPED.search(stripped)
         if bad:
             problems.append(f"unescaped {bad.group(1)!r} in {text[:60]!r}")
