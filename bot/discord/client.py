@@ -53,6 +53,9 @@ def intents() -> discord.Intents:
 def make_client(settings: Settings, cls: type[discord.Client] = discord.Client, **options: Any) -> Any:
     """A client on the configured endpoints that never pings and never sleeps through long limits."""
     use_endpoints(settings)
+    # prdigest has no voice: discord.py's warnings about missing voice libraries are noise here
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
     options.setdefault("intents", intents())
     return cls(
         allowed_mentions=discord.AllowedMentions.none(),

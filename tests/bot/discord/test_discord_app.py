@@ -34,6 +34,7 @@ from tests.fakes.discord import (
     FakeInteraction,
     Perm,
     discord_error,
+    rate_limited,
 )
 from tests.fakes.host import RunningHost
 
@@ -225,7 +226,8 @@ def test_malformed_options_get_a_private_usage_line(fake: FakeDiscord, bot: Runn
     assert notice.json["flags"] == EPHEMERAL
     assert notice.json["content"] == (
         "⚠️ unknown period 'next-year'; use week, last-week, YYYY-Www \\(e.g. 2026-W19\\) or "
-        "YYYY-MM-DD..YYYY-MM-DD — usage: /digest \\[PERIOD\\] \\[MODULE…\\] \\[public\\]\n"
+        "YYYY-MM-DD..YYYY-MM-DD — usage: /digest \\[period:PERIOD\\] \\[modules:MODULE,…\\] "
+        "\\[repo:OWNER/NAME\\] \\[public:True\\]\n"
         "Type `/help` for every command, or `/help COMMAND` for one."
     )
     assert "embeds" not in notice.json or notice.json["embeds"] == []
@@ -313,3 +315,47 @@ def test_after_the_interaction_token_expired_a_public_answer_is_posted_with_the_
     assert post.auth == "bot" and post.json["allowed_mentions"] == {"parse": []}
     assert "[#1003](https://github.com/vllm-project/vllm/pull/1003)" in texts(post.json)
     assert len(post.json["nonce"]) <= 25 and post.json["enforce_nonce"] is True
+
+
+def expected_followup(db: Path, command: str, options: dict[str, Any]) -> dict[str, Any]:
+    """What the followup must be, byte for byte: the same Reply rendered here, as discord.py sends it."""
+    from bot.discord.render import render
+    from classify.rules import load_profile
+    from commands.model import Invocation
+    from commands.registry import Context, dispatch
+    from storage.db import connect
+    from storage.prs import PRStore
+
+    conn = connect(db)
+    try:
+        ctx = Context(store=PRStore(conn), profile=load_profile())
+        reply = dispatch(Invocation(command=command, options=options, repo=REPO, platform="discord"), ctx)
+    finally:
+        conn.close()
+    [message] = render(reply, mode="compact")
+    return {
+        "embeds": [{"flags": 0, **e} for e in message.embeds],
+        "tts": False,
+        "flags": EPHEMERAL,
+        "allowed_mentions": {"parse": []},
+    }
+
+
+@pytest.mark.parametrize(("command", "options"), [("pr", {"number": 1003}), ("help", {"command": "digest"})])
+def test_the_followup_is_exactly_the_rendered_reply(
+    fake: FakeDiscord, bot: RunningHost, cache_db: Path, command: str, options: dict[str, Any]
+) -> None:
+    _, calls = run(fake, fake.slash_command(command, options), 2)
+    callback, followup = calls
+    assert callback.json == {"type": 5, "data": {"flags": EPHEMERAL}}
+    assert followup.json == expected_followup(cache_db, command, options)
+    assert followup.status == 200 and len(fake.calls_to(FOLLOWUP)) == 1
+
+
+def test_a_rate_limited_followup_is_retried_after_retry_after(fake: FakeDiscord, bot: RunningHost) -> None:
+    fake.script(FOLLOWUP, rate_limited(0.05))
+    _, calls = run(fake, fake.slash_command("help", {}), 3)
+    _, limited, followup = calls
+    assert [c.route for c in calls] == [CALLBACK, FOLLOWUP, FOLLOWUP]
+    assert (limited.status, followup.status) == (429, 200) and followup.at - limited.at >= 0.045
+    assert followup.json == limited.json  # the same answer, sent once it was allowed
