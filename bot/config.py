@@ -69,10 +69,15 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown time zone {value!r}; use an IANA name such as Europe/Berlin") from exc
         return value
 
-    @field_validator("prdigest_discord_api_url", "prdigest_discord_gateway_url")
+    @field_validator("prdigest_discord_api_url")
     @classmethod
-    def _discord_url(cls, value: str) -> str:
-        return secure_url(value, secure=("https", "wss"), loopback_only=("http", "ws"))
+    def _discord_api(cls, value: str) -> str:
+        return secure_url(value, secure=("https",), loopback_only=("http",))
+
+    @field_validator("prdigest_discord_gateway_url")
+    @classmethod
+    def _discord_gateway(cls, value: str) -> str:
+        return secure_url(value, secure=("wss",), loopback_only=("ws",))
 
     @field_validator("prdigest_repo")
     @classmethod

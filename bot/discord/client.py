@@ -29,6 +29,11 @@ MAX_RETRY_AFTER = 60.0
 GUILD_READY_TIMEOUT = 0.5
 
 
+class Unreachable(ConfigError):
+    """Discord could not be reached at login: a configuration error for ``serve`` and the CLI,
+    a transient failure for a post (``bot.discord.post.explain``)."""
+
+
 def bot_token(settings: Settings) -> str:
     token = secret(settings.discord_bot_token)
     if not token:
@@ -76,7 +81,7 @@ async def login(client: discord.Client, settings: Settings) -> None:
             "and put the new one in .env"
         ) from None
     except (discord.HTTPException, OSError) as exc:
-        raise ConfigError(
+        raise Unreachable(
             f"cannot reach Discord at {settings.prdigest_discord_api_url} ({type(exc).__name__}: {exc}); "
             "check PRDIGEST_DISCORD_API_URL and the network"
         ) from None

@@ -25,7 +25,7 @@ from typing import Any, Literal
 import aiohttp
 
 from bot.config import ConfigError, Settings
-from bot.discord.client import bot_token, discord, login, make_client
+from bot.discord.client import Unreachable, bot_token, discord, login, make_client
 from bot.discord.render import DiscordMessage, render, violations
 from bot.post import PermanentPostError, PostError, PostResult, TransientPostError
 from commands.locale import t
@@ -77,6 +77,8 @@ def explain(exc: BaseException, channel: str, lang: str = "en") -> PostError:
     """A Discord failure as one actionable line, transient or permanent, with Discord's code."""
     if isinstance(exc, PostError):
         return exc
+    if isinstance(exc, Unreachable):
+        return TransientPostError(str(exc))
     if isinstance(exc, discord.RateLimited):
         return TransientPostError(
             t(lang, "discord.rate_limited", channel=channel, wait=f"{exc.retry_after:.0f}"), code="429"

@@ -213,3 +213,18 @@ def test_poster_without_a_token_is_a_config_error() -> None:
 
     with pytest.raises(ConfigError, match="DISCORD_BOT_TOKEN is not set"):
         poster(Settings(_env_file=None))  # type: ignore[call-arg]
+
+
+def test_discord_unreachable_is_transient(big_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import discord.http
+
+    monkeypatch.setattr(discord.http.Route, "BASE", discord.http.Route.BASE)  # restored afterwards
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        discord_bot_token="x",
+        prdigest_discord_api_url="http://127.0.0.1:1/api/v10",  # nothing listens on port 1
+    )
+    with pytest.raises(
+        TransientPostError, match=re.escape("cannot reach Discord at http://127.0.0.1:1/api/v10")
+    ):
+        post(settings, reply_for(big_db, "pr", "1003"))
