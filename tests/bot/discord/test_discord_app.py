@@ -359,3 +359,36 @@ def test_a_rate_limited_followup_is_retried_after_retry_after(fake: FakeDiscord,
     assert [c.route for c in calls] == [CALLBACK, FOLLOWUP, FOLLOWUP]
     assert (limited.status, followup.status) == (429, 200) and followup.at - limited.at >= 0.045
     assert followup.json == limited.json  # the same answer, sent once it was allowed
+
+
+def test_a_stop_lets_the_answers_in_flight_finish(fake: FakeDiscord, cache_db: Path) -> None:
+    import threading
+
+    from bot.runner import CommandRunner
+    from bot.serve import context_factory
+    from commands.model import Invocation, Reply
+
+    settings = discord_settings(fake)
+    release, working = threading.Event(), threading.Event()
+
+    class Held(CommandRunner):
+        async def dispatch(self, inv: Invocation) -> Reply:
+            working.set()
+            await asyncio.to_thread(release.wait, 15)
+            return await super().dispatch(inv)
+
+    host = RunningHost(settings, cache_db, runner=Held(context_factory(settings, cache_db)))
+    with host:
+        fake.wait(lambda: fake.frames_where(t="GUILD_CREATE"), what="the gateway session")
+        ix = fake.interact(fake.slash_command("pr", {"number": 1003}))
+        assert working.wait(15)  # deferred, and the answer is being computed…
+        assert [c.route for c in ix.calls()] == [CALLBACK]
+        stopper = threading.Thread(target=host.stop)
+        stopper.start()  # …when the host is told to stop (as SIGTERM would)
+        assert host.stopping.wait(15)
+        assert [c.route for c in ix.calls()] == [CALLBACK]
+        release.set()
+        stopper.join(30)
+    assert [c.route for c in ix.calls()] == [CALLBACK, FOLLOWUP]
+    assert "[#1003](" in texts(ix.calls()[1].json)
+    assert fake.connections[0].closed  # and then the gateway session was closed
