@@ -70,6 +70,14 @@ def request_of(data: dict[str, Any] | None) -> Request:
     return Request(str((data or {}).get("name", "")), options, public)
 
 
+def typed_example(req: Request) -> str:
+    """The same command as typed in Discord, with ``public:True`` (for the overflow notice's code
+    span: no backticks, short)."""
+    given = " ".join(f"{name}:{value}" for name, value in req.options.items())
+    text = f"/{req.command} {given} public:True".replace("`", "'").replace("  ", " ")
+    return text if len(text) <= 120 else f"/{req.command} … public:True"
+
+
 def invocation(req: Request, settings: Settings, user: str | None) -> Invocation:
     return Invocation(
         command=req.command,
@@ -188,7 +196,7 @@ class Interactions:
         messages = await asyncio.to_thread(render, reply, mode="compact")
         if len(messages) > MAX_PRIVATE_MESSAGES:
             shown = MAX_PRIVATE_MESSAGES - 1
-            example = f"/{req.command} … public:True"
+            example = typed_example(req)
             notice = t(
                 reply.lang,
                 "chat.overflow",

@@ -392,3 +392,21 @@ def test_a_stop_lets_the_answers_in_flight_finish(fake: FakeDiscord, cache_db: P
     assert [c.route for c in ix.calls()] == [CALLBACK, FOLLOWUP]
     assert "[#1003](" in texts(ix.calls()[1].json)
     assert fake.connections[0].closed  # and then the gateway session was closed
+
+
+def test_a_private_answer_too_long_shows_four_messages_and_says_how_to_see_all(
+    fake: FakeDiscord, tmp_path: Path, profile: Any
+) -> None:
+    db = build_cache(tmp_path / "big.db", make_prs(400), profile)
+    settings = discord_settings(fake)
+    with RunningHost(settings, db):
+        fake.wait(lambda: fake.frames_where(t="GUILD_CREATE"), what="the gateway session")
+        ix = fake.interact(fake.slash_command("risks", {"kind": "all", "period": WEEK}))
+        calls = fake.wait(lambda: ix.calls() if len(ix.calls()) >= 6 else None, what="the answer")
+    callback, *followups = calls
+    assert callback.json == {"type": 5, "data": {"flags": EPHEMERAL}} and len(followups) == 5
+    assert all(c.json["flags"] == EPHEMERAL for c in followups)
+    assert all(c.json["embeds"] for c in followups[:4])
+    notice = followups[4].json["content"]
+    assert notice.startswith("ℹ️ This answer has ") and "a private reply can show 4" in notice
+    assert f"`/risks kind:all period:{WEEK} public:True`" in notice and "`prdigest risks`" in notice
