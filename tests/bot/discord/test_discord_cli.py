@@ -156,3 +156,24 @@ def test_discord_urls_are_encrypted_or_loopback(
     else:
         with pytest.raises(ConfigError, match=f"^{name}: .*only on 127.0.0.1 or localhost"):
             load_settings(_env_file=None)
+
+
+def test_the_url_settings_alone_point_discordpy_at_the_server(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import discord.gateway
+    import discord.http
+    import yarl
+
+    # no fake.patched(): discord.py starts at addresses that lead nowhere, restored afterwards
+    monkeypatch.setattr(discord.http.Route, "BASE", "https://discord.invalid/api/v10")
+    monkeypatch.setattr(
+        discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL("wss://gateway.discord.invalid/")
+    )
+    db = tmp_path / "demo.db"
+    CliRunner().invoke(cli, ["demo", "--db", str(db)])
+    with FakeDiscord() as fake:
+        with RunningHost(discord_settings(fake), db):
+            fake.wait(lambda: fake.frames_where(t="GUILD_CREATE"), what="a gateway session via the setting")
+        assert [c.route for c in fake.calls[:2]] == ["GET /users/@me", "GET /oauth2/applications/@me"]
+        assert fake.connections[0].path == "/gateway"
