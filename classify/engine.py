@@ -15,6 +15,7 @@ Precedence, documented for profile authors:
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from classify.models import Classification, FileChange, Flag, FlagKind, PullRequest, ScorePart
 from classify.rules import Compiled, Profile, RuleMatchers
@@ -114,7 +115,13 @@ def _breaking_words(text: str, low: str, where: str, compiled: Compiled, out: li
         clause_low = clause.lower()
         if compiled.breaking_ignore.search(clause, clause_low):
             continue
-        ev = f"{where}: {_quote(m.group(0))}"
+        quoted = m.group(0)
+        if text[m.end() : m.end() + 1] == ":":  # "BREAKING CHANGE: X no longer loads" — what breaks is X
+            rest = text[m.end() + 1 : m.end() + 1 + EVIDENCE_CHARS * 2]
+            stop = _CLAUSE_BREAK.search(rest.replace(":", " "))
+            said = (rest[: stop.start()] if stop else rest).strip()
+            quoted = said or quoted
+        ev = f"{where}: {_quote(quoted)}"
         if overlap is not None:
             out[overlap[2]] = ev
             seen[seen.index(overlap)] = (start, end, overlap[2])
@@ -125,6 +132,64 @@ def _breaking_words(text: str, low: str, where: str, compiled: Compiled, out: li
 
 def _group(m: re.Match[str], name: str) -> str | None:
     return m.group(name) if name in m.re.groupindex else None
+
+
+_REF_IN_TEXT = re.compile(r"(?:(?P<repo>[\w.-]+/[\w.-]+))?#(?P<num>\d+)")
+_REF_ONLY = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
+
+
+def _reverted(what: str, repo: str) -> str:
+    """What a revert undoes, as evidence: ``#123`` (or ``owner/name#123`` for another repository)
+    when a PR number is given, a commit as ``commit abc1234``, else the quoted subject."""
+    text = what.strip()
+    refs = list(_REF_IN_TEXT.finditer(text))
+    if refs:
+        m = refs[-1]  # "Revert "Fix X (#12) (#34)"": the outer subject's number is the last
+        other = m.group("repo")
+        return (
+            f"{other}#{m.group('num')}" if other and other.lower() != repo.lower() else f"#{m.group('num')}"
+        )
+    if text.lower().startswith("commit "):
+        return text
+    return shorten(text, EVIDENCE_CHARS)
+
+
+def _prefer_numbers(evidence: list[str]) -> list[str]:
+    """A PR number or commit says exactly what was reverted; a quoted subject only without one."""
+    exact = [e for e in evidence if e.startswith(("#", "commit ")) or _REF_ONLY.match(e)]
+    return list(dict.fromkeys(exact)) if exact else evidence[:1]
+
+
+def _packages(c: Compiled, text: str, low: str) -> dict[str, tuple[str | None, str | None]]:
+    """Package names and (old, new) versions named in ``text`` ("bump xgrammar from 0.1 to 0.2")."""
+    out: dict[str, tuple[str | None, str | None]] = {}
+    if not text or not c.dependency_patterns.possible(low):
+        return out
+    for m in c.dependency_patterns.finditer(text, low):
+        name = (_group(m, "name") or "").strip(".,;:")
+        new = _group(m, "new")
+        if name and new:
+            _merge_package(out, name, (_group(m, "old"), new))
+        if len(out) >= MAX_EVIDENCE_WORDS:
+            break
+    return out
+
+
+def _merge_package(
+    packages: dict[str, tuple[str | None, str | None]], name: str, version: tuple[str | None, str | None]
+) -> None:
+    """Add a package, or fill in the versions an earlier mention of it left out."""
+    key = next((k for k in packages if k.lower() == name.lower()), None)
+    if key is None:
+        packages[name] = version
+        return
+    old, new = packages[key]
+    packages[key] = (old or version[0], new or version[1])
+
+
+def _package_text(name: str, version: tuple[str | None, str | None]) -> str:
+    old, new = version
+    return f"{name} {old} → {new}" if old else f"{name} → {new}"
 
 
 def classify(pr: PullRequest, profile: Profile) -> Classification:
@@ -189,12 +254,13 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
     if fl.revert.enabled:
         m = c.revert_title.search(parsed.after_tags, parsed.after_tags.lower())
         if m:
-            revert.append(shorten((_group(m, "what") or m.group(0)).strip(), EVIDENCE_CHARS))
+            revert.append(_reverted(_group(m, "what") or m.group(0), pr.repo))
         if cleaned and c.revert_body.possible(cleaned_low):
             for gated in c.revert_body:
                 m = gated.search(cleaned, cleaned_low)
                 if m:
-                    _add(revert, shorten((_group(m, "what") or m.group(0)).strip(), EVIDENCE_CHARS))
+                    _add(revert, _reverted(_group(m, "what") or m.group(0), pr.repo))
+        revert = _prefer_numbers(revert)
 
     # -- modules ----------------------------------------------------------------------------------
     modules: list[str] = tag_modules
@@ -282,19 +348,23 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
         if cleaned:
             _breaking_words(cleaned, cleaned_low, "body", c, breaking)
         if breaking:
-            flags.append(_flag("breaking", breaking[:MAX_EVIDENCE_WORDS]))
+            # labels, tags and the description's words first: a title quote only repeats the title
+            ordered = [e for e in breaking if not e.startswith("title: ")] + [
+                e for e in breaking if e.startswith("title: ")
+            ]
+            flags.append(_flag("breaking", ordered[:MAX_EVIDENCE_WORDS]))
 
     if fl.dependency.enabled:
-        dep_ev = _capped(files.matching(c.dependency_set), fl.dependency.max_evidence)
-        m = c.dependency_patterns.search(title, title_low)
-        if m:
-            dep, old, new = _group(m, "name"), _group(m, "old"), _group(m, "new")
-            if dep and new:
-                dep_ev.append(f"{dep} {old} → {new}" if old else f"{dep} → {new}")
-            else:
-                dep_ev.append(_quote(m.group(0)))
-        if dep_ev:
-            flags.append(_flag("dependency", dep_ev))
+        dep_files = files.matching(c.dependency_set)
+        packages = _packages(c, title, title_low)
+        if packages or dep_files:
+            # the description often says what the title leaves out ("from 0.1.29 to 0.2.0")
+            for name, version in _packages(c, cleaned[:MAX_BODY_CHARS], cleaned_low[:MAX_BODY_CHARS]).items():
+                if name.lower() in {n.lower() for n in packages} or not packages:
+                    _merge_package(packages, name, version)
+            # the packages and versions are what matters; files only when no package is named
+            dep_ev = [_package_text(n, v) for n, v in packages.items()][: fl.dependency.max_evidence]
+            flags.append(_flag("dependency", dep_ev or _capped(dep_files, fl.dependency.max_evidence)))
 
     adds, dels = pr.additions, pr.deletions
     if adds + dels == 0 and files.total:
@@ -323,7 +393,18 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
     summary = gist(body, parsed.after_tags or title, cleaned=cleaned)
 
     # -- key-PR score -----------------------------------------------------------------------------------
-    breakdown = _score(profile, flags, kind, size, found, modules, pr.labels, label_keys, len(core_files))
+    tests = _tests_with_source(files, c)
+    signals = _Signals(
+        kind=kind,
+        size=size,
+        highlighted=bool(found),
+        modules=modules,
+        core_count=len(core_files),
+        test_files=tests,
+        series=parsed.series,
+        author=pr.author,
+    )
+    breakdown = _score(profile, flags, signals, pr.labels, label_keys)
     score = round(sum(p.points for p in breakdown), 2)
 
     return Classification(
@@ -337,6 +418,17 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
         profile=profile.name,
         profile_version=profile.version,
     )
+
+
+def _tests_with_source(files: _Files, c: Compiled) -> int:
+    """Test files changed in a PR that also changes source outside the tests (else 0)."""
+    test_set, source_set = c.test_set, c.source_set
+    if test_set is None or source_set is None or test_set not in files.count:
+        return 0
+    for ids in files.ids:
+        if source_set in ids and test_set not in ids and c.exempt_set not in ids:
+            return files.count[test_set]
+    return 0
 
 
 def _kind_from_rules(
@@ -371,28 +463,46 @@ _FLAG_REASONS: dict[FlagKind, str] = {
 }
 
 
+class _Signals(NamedTuple):
+    """What the score looks at besides flags and labels, gathered while classifying."""
+
+    kind: str
+    size: int
+    highlighted: bool
+    modules: list[str]
+    core_count: int
+    test_files: int
+    """test files changed together with source files (0 when either is missing)"""
+    series: str | None
+    author: str
+
+
+def is_bot(author: str, known: frozenset[str]) -> bool:
+    """GitHub apps sign as ``name[bot]`` (``app/name`` in GraphQL); a profile may name more bots."""
+    login = author.strip().lower().removeprefix("app/")
+    return login.endswith("[bot]") or (bool(login) and login.removesuffix("[bot]") in known)
+
+
 def _score(
     profile: Profile,
     flags: list[Flag],
-    kind: str,
-    size: int,
-    found: list[str],
-    modules: list[str],
+    sig: _Signals,
     labels: list[str],
     label_keys: list[str],
-    core_count: int,
 ) -> list[ScorePart]:
     """The score's parts; weights are the profile's (data), reasons say what earned them."""
     s = profile.score
     parts: list[ScorePart] = []
     cache = profile.compiled.score_parts
 
-    def add(reason: str, points: float) -> None:
+    def add(reason: str, points: float, rule: str, detail: str = "") -> None:
         if points:
             key = (reason, points)
             part = cache.get(key)
             if part is None:
-                part = cache[key] = ScorePart(reason=reason, points=round(points, 2))
+                part = cache[key] = ScorePart(
+                    reason=reason, points=round(points, 2), rule=rule, detail=detail
+                )
             parts.append(part)
 
     for f in flags:
@@ -400,24 +510,41 @@ def _score(
         if points:
             reason = _FLAG_REASONS[f.kind]
             if f.kind == "core-path":
-                reason += f" ({core_count} file{'s' if core_count != 1 else ''})"
-            add(reason, points)
-    add(f"kind: {kind}", s.kinds.get(kind, 0.0))
+                n = sig.core_count
+                add(f"{reason} ({n} file{'s' if n != 1 else ''})", points, "core-path", str(n))
+            else:
+                add(reason, points, "flag", f.kind)
+    add(f"kind: {sig.kind}", s.kinds.get(sig.kind, 0.0), "kind", sig.kind)
     tier: tuple[int, float] | None = None
     for lines, points in profile.compiled.size_tiers:
-        if size >= lines:
+        if sig.size >= lines:
             tier = (lines, points)
     if tier is not None:
-        add(f"size: ≥ {tier[0]:,} lines changed", tier[1])
-    if found:
-        add("measured effect stated", s.highlight)
-    real = [m for m in modules if m != profile.catch_all_module]
+        add(f"size: ≥ {tier[0]:,} lines changed", tier[1], "size", str(tier[0]))
+    elif s.small is not None and sig.size < s.small.lines:
+        add(f"small change: < {s.small.lines:,} lines", s.small.points, "small", str(s.small.lines))
+    if sig.highlighted:
+        add("measured effect stated", s.highlight, "highlight")
+    if sig.test_files and s.with_tests:
+        n = sig.test_files
+        add(f"comes with tests ({n} test file{'s' if n != 1 else ''})", s.with_tests, "tests", str(n))
+    if sig.series and s.series:
+        add(f"one of a series ({sig.series})", s.series, "series", sig.series)
+    if s.bot and is_bot(sig.author, profile.compiled.bot_authors):
+        add(f"opened by a bot ({sig.author})", s.bot, "bot", sig.author)
+    real = [m for m in sig.modules if m != profile.catch_all_module]
     if len(real) >= s.many_modules_min:
-        add(f"touches {len(real)} modules", s.many_modules)
+        add(f"touches {len(real)} modules", s.many_modules, "modules", str(len(real)))
     if s.modules:
-        for m in modules:
-            add(f"module: {m}", s.modules.get(m, 0.0))
+        # the best and the worst weighted module count once each: a PR touching ten weighted
+        # modules (a mass rename) is not ten times as important
+        weighted = [(s.modules[m], m) for m in sig.modules if s.modules.get(m)]
+        best = max((w for w in weighted if w[0] > 0), key=lambda w: w[0], default=None)
+        worst = min((w for w in weighted if w[0] < 0), key=lambda w: w[0], default=None)
+        for w in (best, worst):
+            if w is not None:
+                add(f"module: {w[1]}", w[0], "module", w[1])
     if s.labels:
         for label, key in zip(labels, label_keys, strict=True):
-            add(f"label: {label}", profile.compiled.score_labels.get(key, 0.0))
+            add(f"label: {label}", profile.compiled.score_labels.get(key, 0.0), "label", label)
     return parts

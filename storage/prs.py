@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart
 from classify.text import search_text
+from storage.db import write_transaction
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
 SOURCE_RANK = {"git": 0, "import": 1, "api": 2}
@@ -211,7 +212,15 @@ def _row_to_stored(row: dict[str, Any]) -> StoredPR:
             ],
             "score": row["score"],
             "breakdown": [
-                trusted(ScorePart, {"reason": b["reason"], "points": b["points"]})
+                trusted(
+                    ScorePart,
+                    {
+                        "reason": b["reason"],
+                        "points": b["points"],
+                        "rule": b.get("rule", ""),
+                        "detail": b.get("detail", ""),
+                    },
+                )
                 for b in _json(row.get("breakdown", "[]"))
             ],
             "highlights": _json(row["highlights"]),
@@ -352,7 +361,7 @@ class PRStore:
     def _upsert_chunk(self, chunk: Sequence[tuple[PullRequest, Classification]]) -> UpsertCounts:
         counts = UpsertCounts()
         conn = self.db.conn
-        with self.db.atomic():
+        with write_transaction(self.db):
             for pr, cls in chunk:
                 row = _pr_row(pr)
                 row["content_hash"] = _hash(row)
@@ -396,7 +405,7 @@ class PRStore:
         """
         changed = 0
         conn = self.db.conn
-        with self.db.atomic():
+        with write_transaction(self.db):
             for item in items:
                 cur = conn.execute(
                     "UPDATE prs SET modules = ?, kind = ?, flags = ?, score = ?, breakdown = ?, highlights = ?, "
@@ -435,6 +444,11 @@ class PRStore:
         assert lo is not None and hi is not None
         return lo, hi
 
+    def first_merged(self, repo: str) -> datetime | None:
+        """When the cache's first PR of ``repo`` was merged (one index seek, unlike ``merged_range``)."""
+        row = self.db.execute("SELECT min(merged_at) FROM prs WHERE repo = ?", (repo,)).fetchone()
+        return parse_iso(row[0]) if row and row[0] is not None else None
+
     def get(self, repo: str, number: int) -> StoredPR | None:
         cur = self.db.execute(
             f"SELECT {_PR_COLUMNS}, {_CLS_COLUMNS} FROM prs WHERE repo = ? AND number = ?", (repo, number)
@@ -464,6 +478,19 @@ class PRStore:
             (repo, iso(start), iso(end), *params),
         ).fetchall()
         return [(int(n), float(sc), int(size)) for n, sc, size in rows]
+
+    def paths(self, repo: str, numbers: Sequence[int]) -> dict[int, list[str]]:
+        """The changed files' paths of some PRs (themes look for files several PRs share)."""
+        out: dict[int, list[str]] = {}
+        for i in range(0, len(numbers), 500):
+            chunk = numbers[i : i + 500]
+            marks = ",".join("?" for _ in chunk)
+            rows = self.db.execute(
+                f"SELECT number, files FROM prs WHERE repo = ? AND number IN ({marks})", (repo, *chunk)
+            )
+            for n, files in rows.fetchall():
+                out[int(n)] = [f["path"] for f in _list(files)]
+        return out
 
     @staticmethod
     def _only(repo: str, start: datetime, end: datetime, modules: Sequence[str]) -> tuple[str, list[Any]]:
@@ -523,6 +550,15 @@ class PRStore:
                     if s <= merged < e:
                         out[i].append(item)
         return out
+
+    def profiles_between(self, repo: str, start: datetime, end: datetime) -> dict[tuple[str, str], int]:
+        """How many PRs merged in [start, end) each (profile, version) classified."""
+        rows = self.db.execute(
+            "SELECT profile, profile_version, count(*) FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
+            "GROUP BY profile, profile_version",
+            (repo, iso(start), iso(end)),
+        ).fetchall()
+        return {(str(p), str(v)): int(n) for p, v, n in rows}
 
     def merged_count(self, repo: str, start: datetime, end: datetime) -> int:
         row = self.db.execute(

@@ -1,8 +1,14 @@
-"""The numbers behind a digest: this period's PRs and the four comparison windows.
+"""The numbers behind a digest: this period's PRs and the comparison windows before it.
 
 The period itself is read PR by PR (every section shows its PRs); the comparison windows are
 read as aggregates straight from the indexed tag table, plus their titles for theme detection,
 so a digest costs one row scan of one week however large the cache grows.
+
+A period of any length is compared with up to four windows of the same length right before it
+(the four previous weeks for a week, the four previous 40-day stretches for a 40-day range) —
+but only with windows the cache covers: a window that starts before the cache's first PR would
+count its missing weeks as zeros, so it is left out, and a period with no covered window before
+it is reported as not compared.
 """
 
 from __future__ import annotations
@@ -10,15 +16,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from classify.models import FLAG_KINDS
 from classify.rules import Profile
-from commands.common import key_numbers, select_key
+from commands.common import key_numbers, select_key, with_period_parts
 from commands.period import Period
+from commands.report.themes import Theme, describe, find_themes, rebind, theme_parts
 from storage.prs import PRStore, StoredPR
 
 COMPARE_WEEKS = 4
 COUNT_KEYS = ("merged", "key", *FLAG_KINDS)
+# A window counts as covered when it starts at most this long before the cache's first PR: the
+# first PR of a fully synced week is rarely merged in its first minutes (or hours, in another zone).
+COVERAGE_SLACK = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -31,6 +42,28 @@ class Window:
     titles: list[str]
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """What the period is compared with: how many earlier windows, of what length, and why fewer."""
+
+    windows: int
+    """earlier windows of the same length with data in the cache (0: not compared)"""
+    days: int
+    """the length of the period (and of each window) in days"""
+    weekly: bool
+    """the period is a week long (an ISO week, the last 7 days or a 7-day range)"""
+    cache_start: datetime | None
+    """the cache's first merged PR when it cut the comparison short, else None"""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "windows": self.windows,
+            "days": self.days,
+            "weekly": self.weekly,
+            "cache_start": self.cache_start.strftime("%Y-%m-%d") if self.cache_start else None,
+        }
+
+
 @dataclass
 class DigestStats:
     repo: str
@@ -39,12 +72,23 @@ class DigestStats:
     key: set[int]
     previous: list[Window]
     modules_filter: tuple[str, ...] = ()
+    themes: list[Theme] = field(default_factory=list)
+    """the period's storylines (``commands.report.themes``), each with its computed sentence"""
     counts: dict[str, int] = field(default_factory=dict)
+    comparison: Comparison = field(default_factory=lambda: Comparison(0, 7, True, None))
+    merged_overall: int | None = None
+    """with a module filter: every PR merged in the period, to say how many the filter left out"""
+    reverted: dict[int, StoredPR] = field(default_factory=dict)
+    """revert PR number → the PR it reverted, when that PR is in the cache"""
     _flagged: dict[str, list[StoredPR]] | None = field(default=None, repr=False)
 
     @property
     def previous_counts(self) -> list[dict[str, int]]:
         return [w.counts for w in self.previous]
+
+    @property
+    def compared(self) -> bool:
+        return bool(self.previous)
 
     def flagged(self, kind: str) -> list[StoredPR]:
         """PRs with a flag, most important first (indexed once per digest)."""
@@ -56,9 +100,10 @@ class DigestStats:
             self._flagged = index
         return list(self._flagged.get(kind, []))
 
-    def previous_avg(self, name: str) -> float:
+    def previous_avg(self, name: str) -> float | None:
+        """The average of ``name`` over the comparison windows; None when there is none."""
         values = [w.counts.get(name, 0) for w in self.previous]
-        return sum(values) / len(values) if values else 0.0
+        return sum(values) / len(values) if values else None
 
     def module_counts(self) -> Counter[str]:
         return Counter(m for s in self.prs for m in dict.fromkeys(s.cls.modules))
@@ -73,6 +118,11 @@ class DigestStats:
 
 def rank_key(s: StoredPR) -> tuple[float, int]:
     return (-s.cls.score, -s.pr.number)
+
+
+def module_tally(prs: Sequence[StoredPR]) -> Counter[str]:
+    """How many of ``prs`` touch each module (a PR counts once per module, as in the module table)."""
+    return Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
 
 
 def _counts(merged: int, key: int, flags: dict[str, int]) -> dict[str, int]:
@@ -100,15 +150,82 @@ def windows(
     return out
 
 
+def covered_windows(period: Period, cache_start: datetime | None) -> tuple[list[Period], bool]:
+    """The (up to four) windows before ``period`` that the cache covers, and whether the cache's
+    start left some out."""
+    candidates = period.previous(COMPARE_WEEKS)
+    if cache_start is None:
+        return [], False
+    kept = [p for p in candidates if p.start >= cache_start - COVERAGE_SLACK]
+    return kept, len(kept) < COMPARE_WEEKS
+
+
 def gather(
     store: PRStore, profile: Profile, repo: str, period: Period, modules: tuple[str, ...] = ()
 ) -> DigestStats:
+    """The period's PRs, storylines, key PRs and comparison windows.
+
+    Storylines come first because they are part of the key-PR score: a PR that belongs to one of
+    the period's themes earns the profile's ``[score] theme`` points (shown in its breakdown), and
+    the PRs carry that period score from here on. The points decide which PRs are key, never how
+    many (``key_min_score`` applies to a PR's own score), so the comparison windows' key counts,
+    read from stored scores, are those their own digests show.
+    """
     prs = store.merged_between(repo, period.start, period.end)
+    overall = len(prs) if modules else None
     if modules:
         prs = [s for s in prs if any(m in modules for m in s.cls.modules)]
-    key = select_key(prs, profile.key_share, profile.key_min_score)
-    previous = windows(store, profile, repo, period.previous(COMPARE_WEEKS), modules)
+    first = store.first_merged(repo)
+    periods, cut = covered_windows(period, first)
+    previous = windows(store, profile, repo, periods, modules)
+    days = max(1, round(period.length.total_seconds() / 86400))
+    comparison = Comparison(
+        windows=len(previous),
+        days=days,
+        weekly=days == 7,
+        cache_start=first if cut else None,
+    )
+    paths = store.paths(repo, [s.pr.number for s in prs])
+    found = find_themes(prs, profile, [w.titles for w in previous], paths)
+    parts = theme_parts(found, profile)
+    bonus = {n: part.points for n, part in parts.items()}
+    key = select_key(prs, profile.key_share, profile.key_min_score, bonus)
+    prs = [with_period_parts(s, [parts[s.pr.number]] if s.pr.number in parts else []) for s in prs]
+    module_before = {
+        m: n / len(previous) for m, n in sum((Counter(w.modules) for w in previous), Counter()).items()
+    }
+    themes = describe(
+        rebind(found, prs),
+        key,
+        profile,
+        weekly=comparison.weekly,
+        module_before=module_before if previous else None,
+    )
     flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)
-    stats = DigestStats(repo=repo, period=period, prs=prs, key=key, previous=previous, modules_filter=modules)
+    stats = DigestStats(
+        repo=repo,
+        period=period,
+        prs=prs,
+        key=key,
+        previous=previous,
+        modules_filter=modules,
+        themes=themes,
+        comparison=comparison,
+        merged_overall=overall,
+    )
     stats.counts = _counts(len(prs), len(key), dict(flags))
+    stats.reverted = _reverted(store, repo, stats.flagged("revert"))
     return stats
+
+
+def _reverted(store: PRStore, repo: str, reverts: Sequence[StoredPR]) -> dict[int, StoredPR]:
+    """The PRs the period's reverts undo (named as ``#123`` in their evidence), from the cache."""
+    out: dict[int, StoredPR] = {}
+    for s in reverts:
+        flag = s.cls.flag("revert")
+        refs = [e for e in (flag.evidence if flag else []) if e.startswith("#") and e[1:].isdigit()]
+        if refs:
+            found = store.get(repo, int(refs[0][1:]))
+            if found is not None:
+                out[s.pr.number] = found
+    return out
