@@ -89,7 +89,7 @@ STRINGS: dict[str, str] = {
     "digest.revert_of": "#{number} (merged {merged}) was reverted",
     "digest.risk_large": "Large changes: {n} PRs of at least {lines} lines or {files} files; the largest changes {biggest} lines.",
     "digest.risk_large.one": "Large changes: 1 PR of at least {lines} lines or {files} files ({biggest} lines).",
-    "digest.risk_more": "; {n} more",
+    "digest.risk_more": "; {n} more (`{command}`)",
     "digest.risk_none": "No risk flags were raised in this period.",
     "digest.no_key": "No PR stands out as key in this period.",
     "digest.details": "Details: `{risks}` lists every flagged PR with its evidence, `{module}` every PR of a module, `{pr}` one PR in full.",

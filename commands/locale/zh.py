@@ -78,7 +78,7 @@ STRINGS: dict[str, str] = {
     "digest.risk_revert": "回滚 {n} 个：{items}。",
     "digest.revert_of": "撤销了 {merged} 合并的 #{number}",
     "digest.risk_large": "大规模变更：{n} 个 PR 改动至少 {lines} 行或 {files} 个文件，最大的一个改动了 {biggest} 行。",
-    "digest.risk_more": "，另有 {n} 个",
+    "digest.risk_more": "，另有 {n} 个（`{command}`）",
     "digest.risk_none": "本期没有触发风险标记。",
     "digest.no_key": "本期没有重点 PR。",
     "digest.details": "更多细节：`{risks}` 列出全部风险 PR 及证据，`{module}` 列出某个模块的全部 PR，`{pr}` 查看单个 PR 的详情。",
