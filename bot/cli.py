@@ -216,7 +216,12 @@ class LazyGroup(click.Group):
             "sync",
             "Fetch merged PRs from GitHub or a local clone, classify and cache them.",
         ),
-        "serve": ("bot.serve", "serve", "Run the configured chat front ends (Slack) and /healthz."),
+        "serve": ("bot.serve", "serve", "Run the configured chat front ends (Slack, Discord) and /healthz."),
+        "discord": (
+            "bot.discord.cli",
+            "discord_group",
+            "Discord set-up: sync the slash commands, the invite URL.",
+        ),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

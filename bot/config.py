@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from bot.urls import platform_url
+from bot.urls import WEBSOCKET, platform_url
 from classify.rules import Profile, load_profile
 
 
@@ -58,6 +58,11 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = None
     prdigest_slack_api_url: str = "https://slack.com/api/"
 
+    # Discord
+    discord_bot_token: SecretStr | None = None
+    prdigest_discord_api_url: str = "https://discord.com/api/v10"
+    prdigest_discord_gateway_url: str = "wss://gateway.discord.gg"
+
     # the server (`prdigest serve`): /healthz and every front end's HTTP endpoints
     prdigest_port: int = Field(
         default=3000,
@@ -75,6 +80,16 @@ class Settings(BaseSettings):
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise ValueError(f"unknown time zone {value!r}; use an IANA name such as Europe/Berlin") from exc
         return value
+
+    @field_validator("prdigest_discord_api_url")
+    @classmethod
+    def _discord_api(cls, value: str) -> str:
+        return platform_url("PRDIGEST_DISCORD_API_URL", value).rstrip("/")
+
+    @field_validator("prdigest_discord_gateway_url")
+    @classmethod
+    def _discord_gateway(cls, value: str) -> str:
+        return platform_url("PRDIGEST_DISCORD_GATEWAY_URL", value, WEBSOCKET).rstrip("/")
 
     @field_validator("prdigest_repo", mode="before")
     @classmethod

@@ -91,6 +91,12 @@ FRONT_ENDS: tuple[FrontEnd, ...] = (
         ),
         "SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) for Slack",
     ),
+    FrontEnd(
+        "discord",
+        "bot.discord.component",
+        lambda s: bool(secret(s.discord_bot_token)),
+        "DISCORD_BOT_TOKEN for Discord",
+    ),
 )
 
 

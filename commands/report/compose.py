@@ -195,6 +195,11 @@ def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
     )
 
 
+def _more(stats: DigestStats, kind: str, n: int, lang: str) -> str:
+    """A shortened list names the command that shows it all: "; 4 more (`risks breaking 2026-W19`)"."""
+    return t(lang, "digest.risk_more", n=n, command=f"risks {kind} {_period_word(stats)}")
+
+
 def _period_word(stats: DigestStats) -> str:
     label = stats.period.label
     return label if stats.period.kind in ("iso-week", "range") else "week"
@@ -357,19 +362,21 @@ def _risks(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> l
     breaking = stats.flagged("breaking")
     if breaking:
         named = join_list([_breaking_item(s, lang) for s in breaking[:RISK_NAMED]], lang, RISK_NAMED)
-        more = t(lang, "digest.risk_more", n=len(breaking) - RISK_NAMED) if len(breaking) > RISK_NAMED else ""
+        more = (
+            _more(stats, "breaking", len(breaking) - RISK_NAMED, lang) if len(breaking) > RISK_NAMED else ""
+        )
         text = t(lang, "digest.risk_breaking", n=len(breaking), items=named, more=more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in breaking[:RISK_NAMED]]))
     deps = stats.flagged("dependency")
     if deps:
         named = join_list(_tallied([_dependency_item(s, lang) for s in deps], lang), lang, RISK_PRS)
-        more = t(lang, "digest.risk_more", n=len(deps) - RISK_PRS) if len(deps) > RISK_PRS else ""
+        more = _more(stats, "dependency", len(deps) - RISK_PRS, lang) if len(deps) > RISK_PRS else ""
         text = t(lang, "digest.risk_dependency", n=len(deps), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in deps[:RISK_PRS]]))
     reverts = stats.flagged("revert")
     if reverts:
         named = join_list([_revert_item(s, stats, lang) for s in reverts[:RISK_PRS]], lang, RISK_PRS)
-        more = t(lang, "digest.risk_more", n=len(reverts) - RISK_PRS) if len(reverts) > RISK_PRS else ""
+        more = _more(stats, "revert", len(reverts) - RISK_PRS, lang) if len(reverts) > RISK_PRS else ""
         text = t(lang, "digest.risk_revert", n=len(reverts), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in reverts[:RISK_PRS]]))
     large = sorted(stats.flagged("large"), key=lambda s: (-(s.pr.additions + s.pr.deletions), -s.pr.number))
