@@ -100,7 +100,8 @@ def test_option_metadata_follows_discords_rules() -> None:
             assert NAME.match(o.name) and 1 <= len(o.description) <= 100, (spec.name, o.name)
             assert len(o.choices) <= 25 and not (o.choices and o.autocomplete)
             for lang in ("en", "zh"):
-                assert 1 <= len(t(lang, next(p.help for p in spec.params if p.name == o.name))) <= 100
+                help_text = t(lang, next(p.help for p in spec.params if p.name == o.name))
+                assert help_text and len(help_text) <= 100
     options = {o.name: o for p in REGISTRY["risks"].params for o in [P.option_spec(p, "")]}
     assert options["kind"].choices == (*FLAG_KINDS, "all") and options["kind"].type == "string"
     assert options["period"].autocomplete and not options["period"].choices  # free text: 2026-W19, ranges

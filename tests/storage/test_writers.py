@@ -58,7 +58,9 @@ def test_a_lock_held_past_the_timeout_raises_store_locked(tmp_path: Path) -> Non
         started = time.monotonic()
         with pytest.raises(StoreLocked, match=r"stayed locked by another writer for more than 1\.2 s"):
             store.upsert([_pr(1)])
-        assert 1.0 < time.monotonic() - started < 2.9
+        # it waited for the timeout (a lower bound holds on any machine); raising at all shows it gave
+        # up before the 3 s lock was released (it would have written then)
+        assert time.monotonic() - started >= 1.0
     assert store.count() == 0
     store.upsert([_pr(1)])
     assert store.count() == 1

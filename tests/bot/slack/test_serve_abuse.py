@@ -125,7 +125,7 @@ def test_hostile_requests_get_4xx_and_leave_one_short_line(
     text = log_text.getvalue()
     lines = text.splitlines()
     refusals = [line for line in lines if "refused a Slack request" in line]
-    assert 1 <= len(refusals) <= 3, text  # one line per 10 s, the rest summed into the next
+    assert refusals and len(refusals) <= 3, text  # one line per 10 s, the rest summed into the next
     for line in lines:
         assert not line.startswith("2026-12-01 00:00:00"), f"forged: {line}"
         assert len(line) < 300, f"long: {line[:300]}"
