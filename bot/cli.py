@@ -339,8 +339,14 @@ def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
     store = _store(db or settings.prdigest_db, settings=settings)
     result = reclassify(store, profile, repo, workers=workers)
     close(store.db)
+    if result.up_to_date:
+        click.echo(
+            f"unchanged: all {result.total} PRs are already classified with profile {profile.name} "
+            f"{profile.version} as it is now; nothing to do"
+        )
+        return
     click.echo(
-        f"reclassified {result.total} PRs with profile {profile.name} {profile.version}: "
+        f"reclassified {result.classified} of {result.total} PRs with profile {profile.name} {profile.version}: "
         f"{result.changed} changed in {result.seconds:.1f}s ({result.workers} worker{'s' if result.workers > 1 else ''})"
     )
 
