@@ -14,14 +14,16 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import sqlite_utils
 from pydantic import BaseModel
 
 from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart
 from classify.text import search_text
-from storage.db import write_transaction
+
+if TYPE_CHECKING:  # the models and queries here are read by every command (and `prdigest --help`,
+    # which imports the commands); only writes need storage.db, imported when a write happens
+    import sqlite_utils
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
 SOURCE_RANK = {"git": 0, "import": 1, "api": 2}
@@ -365,6 +367,8 @@ class PRStore:
         return total
 
     def _upsert_chunk(self, chunk: Sequence[tuple[PullRequest, Classification]]) -> UpsertCounts:
+        from storage.db import write_transaction
+
         counts = UpsertCounts()
         conn = self.db.conn
         with write_transaction(self.db):
@@ -415,6 +419,8 @@ class PRStore:
         A row whose ``cls_hash`` already matches keeps its classification and tags; only its
         ``profile_hash`` is brought up to date, so the next reclassify skips it.
         """
+        from storage.db import write_transaction
+
         changed = 0
         same: list[tuple[str, str, int, str]] = []
         conn = self.db.conn
