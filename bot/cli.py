@@ -344,7 +344,7 @@ def import_(file: Path, db: Path | None) -> None:
     "--workers", type=click.IntRange(1, 64), default=None, help="Classifier processes (default: CPUs, ≤ 4)."
 )
 def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
-    """Re-run classification over the whole cache with the current profile (no network)."""
+    """Re-run classification with the current profile (no network): only PRs it has not yet classified as it is now."""
     from bot.ingest import reclassify
     from storage.db import close
 
