@@ -9,7 +9,6 @@ refused (disk full, a lock held past PRDIGEST_LOCK_TIMEOUT) is one line and exit
 from __future__ import annotations
 
 import logging
-import sqlite3
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -21,7 +20,6 @@ import click
 from bot.answer import answer
 from bot.config import ConfigError, Settings, active_profile, load_settings
 from bot.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
-from bot.ingest import RecordError, import_file, reclassify
 from bot.runtime import settle_heap
 from classify.rules import Profile, ProfileError
 from commands.locale import t
@@ -29,8 +27,10 @@ from commands.model import Invocation, Reply
 from commands.params import for_surface
 from commands.registry import REGISTRY, CommandSpec, Context, load_all
 from commands.render import FORMATS, render
-from storage.db import StoreError, StoreUnavailable, close, connect
 from storage.prs import PRStore
+
+# storage.db (sqlite3, sqlite-utils, migrations) and bot.ingest are imported where a command opens
+# the cache: `prdigest --help` and every usage error answer without them (issue 14, point 1).
 
 DEMO_DB = Path("prdigest-demo.db")
 
@@ -55,6 +55,8 @@ def _say(message: str) -> None:
 
 def _store(path: Path, *, create: bool = False, settings: Settings | None = None) -> PRStore:
     """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they wait."""
+    from storage.db import StoreError, StoreUnavailable, connect
+
     try:
         if settings is None:
             return PRStore(connect(path, create=create))
@@ -118,7 +120,12 @@ def run_command(
     settings = _settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
-    store = PRStore(connect(":memory:")) if name == "help" else _store(path, settings=settings)
+    if name == "help":
+        from storage.db import connect
+
+        store = PRStore(connect(":memory:"))
+    else:
+        store = _store(path, settings=settings)
     inv = Invocation(
         command=name,
         args=words,
@@ -270,7 +277,9 @@ for _spec in REGISTRY.values():
 def demo(db: Path, fmt: str, lang: str | None) -> None:
     """Load the bundled vLLM-like demo history and print the digest of its latest full week."""
     from bot.demo import demo_data_path
+    from bot.ingest import RecordError, import_file
     from commands.period import week_of
+    from storage.db import close
 
     settings = _settings()
     profile = _profile(settings)
@@ -308,6 +317,8 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
 def import_(file: Path, db: Path | None) -> None:
     """Import PR records from a JSON Lines file (.jsonl or .jsonl.gz), one PR per line."""
     from bot.github import web_base
+    from bot.ingest import RecordError, import_file
+    from storage.db import close
 
     settings = _settings()
     profile = _profile(settings)
@@ -338,14 +349,23 @@ def import_(file: Path, db: Path | None) -> None:
     "--workers", type=click.IntRange(1, 64), default=None, help="Classifier processes (default: CPUs, ≤ 4)."
 )
 def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
-    """Re-run classification over the whole cache with the current profile (no network)."""
+    """Re-run classification with the current profile (no network): only PRs it has not yet classified as it is now."""
+    from bot.ingest import reclassify
+    from storage.db import close
+
     settings = _settings()
     profile = _profile(settings)
     store = _store(db or settings.prdigest_db, settings=settings)
     result = reclassify(store, profile, repo, workers=workers)
     close(store.db)
+    if result.up_to_date:
+        click.echo(
+            f"unchanged: all {result.total} PRs are already classified with profile {profile.name} "
+            f"{profile.version} as it is now; nothing to do"
+        )
+        return
     click.echo(
-        f"reclassified {result.total} PRs with profile {profile.name} {profile.version}: "
+        f"reclassified {result.classified} of {result.total} PRs with profile {profile.name} {profile.version}: "
         f"{result.changed} changed in {result.seconds:.1f}s ({result.workers} worker{'s' if result.workers > 1 else ''})"
     )
 
@@ -363,6 +383,29 @@ def backup_(file: Path, db: Path | None) -> None:
     result = backup(store.db, file)
     store.db.close()
     click.echo(f"backed up {result.prs} PRs to {result.path} ({result.size / 1_000_000:.1f} MB)")
+
+
+def _exit_on_storage_failure(exc: Exception) -> None:
+    """Exit with one line for a failure of the cache; return for anything else (a bug: traceback).
+
+    Storage errors can only come from a run that imported storage.db, so the classes are looked up
+    then: a run that never opened the cache did not import SQLite for its error handling.
+    """
+    if "storage.faults" not in sys.modules:
+        return
+    import sqlite3
+
+    from storage.faults import StoreError, StoreUnavailable
+
+    if isinstance(exc, StoreUnavailable):  # disk full, I/O error, a lock held too long: the cache is intact
+        click.echo(f"prdigest: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    if isinstance(exc, sqlite3.Error):  # a failure no storage function translated (e.g. a read error)
+        click.echo(f"prdigest: the cache could not be used (SQLite: {exc})", err=True)
+        sys.exit(EXIT_FAILED)
+    if isinstance(exc, StoreError):
+        click.echo(f"prdigest: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -385,18 +428,15 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except StoreUnavailable as exc:  # disk full, I/O error, a lock held too long: the cache is intact
-        click.echo(f"prdigest: {exc}", err=True)
-        sys.exit(EXIT_FAILED)
-    except sqlite3.Error as exc:  # a failure no storage function translated (e.g. a read error)
-        click.echo(f"prdigest: the cache could not be used (SQLite: {exc})", err=True)
-        sys.exit(EXIT_FAILED)
-    except (StoreError, ConfigError, ProfileError) as exc:
+    except (ConfigError, ProfileError) as exc:
         click.echo(f"prdigest: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     except click.Abort:
         click.echo("prdigest: aborted", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except Exception as exc:
+        _exit_on_storage_failure(exc)
+        raise
     except KeyboardInterrupt:
         click.echo("prdigest: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from classify.engine import classify
 from classify.models import PullRequest
 from classify.rules import Profile
+from storage.db import require_writable
 from storage.prs import ClassifiedRow, PRStore, UpsertCounts, classified_row, pr_from_row
 
 
@@ -122,10 +123,16 @@ def import_file(
 
 @dataclass(frozen=True)
 class ReclassifyResult:
-    total: int
-    changed: int
+    total: int  # PRs in scope (the repository's, or the whole cache's)
+    changed: int  # PRs whose classification changed (rows and tags rewritten)
     seconds: float
-    workers: int
+    workers: int  # classifier processes used (0 when nothing needed classifying)
+    classified: int = 0  # PRs re-run: those not yet classified with the profile's content
+
+    @property
+    def up_to_date(self) -> bool:
+        """Every PR in scope already carried the profile's content hash: nothing was re-run."""
+        return self.classified == 0
 
 
 def _classify_rows(profile: Profile, rows: list[dict[str, Any]]) -> list[ClassifiedRow]:
@@ -151,30 +158,39 @@ def reclassify(
 ) -> ReclassifyResult:
     """Re-run classification over the cache with the current profile (no network).
 
+    Only PRs not yet classified with this profile's content (``Profile.content_hash``, stored
+    per row) are re-run: with an unchanged profile that is none, found from an index in
+    milliseconds, and after an interrupted reclassify it is the rows it did not reach.
+
     Classification is CPU-bound and pure, so it runs in ``workers`` processes while this process
     reads the next rows and writes results, one transaction per batch; at most ``2 × workers``
-    batches are in flight, so memory stays flat however large the cache. A cache below two batches
-    is classified in-process (starting processes would cost more than it saves).
+    batches are in flight, so memory stays flat however large the cache. Fewer than two batches
+    are classified in-process (starting processes would cost more than it saves).
     """
     started = time.perf_counter()
+    require_writable(store.db)  # a cache this prdigest may not write is refused, not called up to date
     workers = default_workers() if workers is None else max(1, workers)
-    total = changed = 0
-    batches = store.raw_batches(repo, batch=batch)
-    if workers == 1 or store.count(repo) < 2 * batch:
+    total = store.count(repo)
+    todo = store.count_other_profile(repo, profile.content_hash)
+    if todo == 0:
+        return ReclassifyResult(total, 0, time.perf_counter() - started, 0)
+    classified = changed = 0
+    batches = store.raw_batches(repo, batch=batch, other_than=profile.content_hash)
+    if workers == 1 or todo < 2 * batch:
         for rows in batches:
-            total += len(rows)
+            classified += len(rows)
             changed += store.store_classifications(_classify_rows(profile, rows))
-        return ReclassifyResult(total, changed, time.perf_counter() - started, 1)
+        return ReclassifyResult(total, changed, time.perf_counter() - started, 1, classified)
     context = multiprocessing.get_context(
         "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     )
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         pending: deque[Future[list[ClassifiedRow]]] = deque()
         for rows in batches:
-            total += len(rows)
+            classified += len(rows)
             pending.append(pool.submit(_classify_rows, profile, rows))
             if len(pending) >= 2 * workers:
                 changed += store.store_classifications(pending.popleft().result())
         while pending:
             changed += store.store_classifications(pending.popleft().result())
-    return ReclassifyResult(total, changed, time.perf_counter() - started, workers)
+    return ReclassifyResult(total, changed, time.perf_counter() - started, workers, classified)

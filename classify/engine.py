@@ -417,6 +417,7 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
         gist=summary,
         profile=profile.name,
         profile_version=profile.version,
+        profile_hash=profile.content_hash,
     )
 
 

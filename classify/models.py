@@ -103,6 +103,7 @@ class Classification(BaseModel):
     gist: str = ""
     profile: str = ""
     profile_version: str = ""
+    profile_hash: str = ""  # the profile's ``content_hash``: which content (not just which version) made this
 
     def flag(self, kind: FlagKind) -> Flag | None:
         return next((f for f in self.flags if f.kind == kind), None)

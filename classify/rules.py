@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
+import json
 import re
 import tomllib
 import types
@@ -308,6 +310,11 @@ class Profile:
     score: ScoreSpec
     compiled: Compiled
     resolve_map: Mapping[str, str]
+    # What the classification depends on: the profile's content (after the generic defaults are
+    # filled in; TOML comments and layout do not count) and the classifier's own code. Stored with
+    # every classification, so ``reclassify`` knows which rows are already up to date — also after
+    # an edit that kept the version string, or an upgrade of prdigest.
+    content_hash: str
 
     def module_label(self, name: str, lang: str) -> str:
         """The module's label in ``lang`` ("en"/"zh"), else its English label, else its name."""
@@ -325,16 +332,37 @@ class Profile:
     def __repr__(self) -> str:
         return f"Profile(name={self.name!r}, version={self.version!r}, source={str(self.source)!r})"
 
-    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
-        """Pickled as "the profile at this path with this version" (e.g. for worker processes)."""
-        return (_reload, (str(self.source), self.version))
+    def __reduce__(self) -> tuple[Any, tuple[str, str, str]]:
+        """Pickled as "the profile at this path with this content" (e.g. for worker processes)."""
+        return (_reload, (str(self.source), self.version, self.content_hash))
 
 
-def _reload(source: str, version: str) -> Profile:
+def _reload(source: str, version: str, content_hash: str) -> Profile:
+    """The profile a worker process classifies with: the very one its parent loaded, or an error
+    (results stored under the parent's ``content_hash`` must come from that content)."""
     profile = load_profile(Path(source))
     if profile.version != version:
         raise ProfileError(f"{source}: version changed from {version} to {profile.version} while in use")
+    if profile.content_hash != content_hash:
+        raise ProfileError(f"{source}: edited while in use (version {version} kept)")
     return profile
+
+
+@functools.cache
+def classifier_code_hash() -> str:
+    """A hash of the classifier's source (this package's modules): a new prdigest that classifies
+    differently makes every stored classification out of date, like a new profile does."""
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def content_hash(data: Mapping[str, Any]) -> str:
+    """The hash of a profile's effective data (see ``Profile.content_hash``)."""
+    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode()
+    return hashlib.blake2b(blob + classifier_code_hash().encode(), digest_size=16).hexdigest()
 
 
 # -- loading --------------------------------------------------------------------------------------
@@ -439,7 +467,7 @@ def profile_from_data(data: Mapping[str, Any], *, source: Path, shown: str | Non
     except ValidationError as exc:
         raise ProfileError(f"{shown}: {_first_error(exc)}") from None
     try:
-        return _compile(spec, source)
+        return _compile(spec, source, content_hash(data))
     except _KeyError as exc:
         raise ProfileError(f"{shown}: {exc.key}: {exc.reason}") from None
 
@@ -676,7 +704,7 @@ def _labels(spec: _RuleSpec, name: str) -> dict[str, str]:
     return {lang: text for lang in LANGS if (text := getattr(spec, lang).strip())}
 
 
-def _compile(spec: ProfileSpec, source: Path) -> Profile:
+def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
     b = _Builder()
     modules: dict[str, ModuleRule] = {}
     module_m: list[RuleMatchers] = []
@@ -801,4 +829,5 @@ def _compile(spec: ProfileSpec, source: Path) -> Profile:
         score=spec.score,
         compiled=compiled,
         resolve_map=types.MappingProxyType(resolve),
+        content_hash=content_hash,
     )

@@ -319,6 +319,15 @@ def _begin_immediate(db: sqlite_utils.Database) -> None:
         _busy_ms(conn, timeout)
 
 
+def require_writable(db: sqlite_utils.Database) -> None:
+    """Raise the ``StoreError`` a write would meet when the schema forbids writing (a cache made by
+    a newer prdigest, or edited by hand): for writers that may find they have nothing to write,
+    whose "nothing to do" would otherwise hide it."""
+    refusal = db.write_refusal if isinstance(db, Cache) else None
+    if refusal is not None:
+        raise StoreError(refusal)
+
+
 @contextmanager
 def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     """One write transaction, taken with ``BEGIN IMMEDIATE``; the only way prdigest writes.
@@ -332,9 +341,7 @@ def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Databa
         with db.atomic():
             yield db
         return
-    refusal = db.write_refusal if isinstance(db, Cache) else None
-    if refusal is not None:
-        raise StoreError(refusal)
+    require_writable(db)
     _begin_immediate(db)
     try:
         yield db

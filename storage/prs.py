@@ -14,14 +14,16 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import sqlite_utils
 from pydantic import BaseModel
 
 from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart
 from classify.text import search_text
-from storage.db import write_transaction
+
+if TYPE_CHECKING:  # the models and queries here are read by every command (and `prdigest --help`,
+    # which imports the commands); only writes need storage.db, imported when a write happens
+    import sqlite_utils
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
 SOURCE_RANK = {"git": 0, "import": 1, "api": 2}
@@ -30,7 +32,9 @@ _PR_COLUMNS = (
     "repo, number, title, body, author, created_at, merged_at, updated_at, base_branch, labels, "
     "additions, deletions, changed_files, files, url, source"
 )
-_CLS_COLUMNS = "modules, kind, flags, score, breakdown, highlights, gist, profile, profile_version"
+_CLS_COLUMNS = (
+    "modules, kind, flags, score, breakdown, highlights, gist, profile, profile_version, profile_hash"
+)
 # Lists of PRs (digest, risks, search) skip the body, the file list and the score breakdown.
 _LIGHT_COLUMNS = (
     "repo, number, title, author, created_at, merged_at, base_branch, labels, additions, deletions, "
@@ -227,6 +231,7 @@ def _row_to_stored(row: dict[str, Any]) -> StoredPR:
             "gist": row["gist"],
             "profile": row["profile"],
             "profile_version": row["profile_version"],
+            "profile_hash": row.get("profile_hash", ""),
         },
     )
     return StoredPR(pr=pr, cls=cls)
@@ -242,7 +247,7 @@ def _list(text: str) -> list[Any]:
 
 def _light_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
     """``_row_to_stored`` for a row of ``_LIGHT_COLUMNS`` (lists of PRs: digest, search), read by
-    position. No body, files or score breakdown: they keep their empty defaults."""
+    position. No body, files, score breakdown or profile hash: they keep their empty defaults."""
     (
         repo, number, title, author, created_at, merged_at, base_branch, labels, additions, deletions,
         changed_files, url, source, modules, kind, flags, score, highlights, gist, profile, version,
@@ -280,6 +285,7 @@ def _light_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
             "gist": gist,
             "profile": profile,
             "profile_version": version,
+            "profile_hash": "",
         },
     )
     return StoredPR(pr=pr, cls=cls)
@@ -303,6 +309,7 @@ _CLS_DEFAULTS = {
     "gist": "",
     "profile": "",
     "profile_version": "",
+    "profile_hash": "",
 }
 
 
@@ -315,11 +322,12 @@ class ClassifiedRow:
     columns: dict[str, Any]
     cls_hash: str
     tags: list[tuple[str, int, str, str, str]]
+    profile_hash: str = ""
 
 
 def classified_row(pr: PullRequest, cls: Classification) -> ClassifiedRow:
     columns = _cls_row(cls)
-    return ClassifiedRow(pr.repo, pr.number, columns, _hash(columns), _tag_rows(pr, cls))
+    return ClassifiedRow(pr.repo, pr.number, columns, _hash(columns), _tag_rows(pr, cls), cls.profile_hash)
 
 
 _LEAN_COLUMNS = "repo, number, title, author, url, merged_at, additions, deletions, modules, flags, score"
@@ -359,6 +367,8 @@ class PRStore:
         return total
 
     def _upsert_chunk(self, chunk: Sequence[tuple[PullRequest, Classification]]) -> UpsertCounts:
+        from storage.db import write_transaction
+
         counts = UpsertCounts()
         conn = self.db.conn
         with write_transaction(self.db):
@@ -369,14 +379,20 @@ class PRStore:
                 cls_row = _cls_row(cls)
                 row.update(cls_row)
                 row["cls_hash"] = _hash(cls_row)
+                row["profile_hash"] = cls.profile_hash  # outside cls_hash: see migration 0006
                 existing = conn.execute(
-                    "SELECT content_hash, cls_hash, source FROM prs WHERE repo = ? AND number = ?",
+                    "SELECT content_hash, cls_hash, source, profile_hash FROM prs WHERE repo = ? AND number = ?",
                     (pr.repo, pr.number),
                 ).fetchone()
                 if existing is None:
                     counts.new += 1
                 elif (existing[0], existing[1]) == (row["content_hash"], row["cls_hash"]):
                     counts.unchanged += 1
+                    if existing[3] != cls.profile_hash:  # the same result from another profile content
+                        conn.execute(
+                            "UPDATE prs SET profile_hash = ? WHERE repo = ? AND number = ?",
+                            (cls.profile_hash, pr.repo, pr.number),
+                        )
                     continue
                 elif SOURCE_RANK.get(existing[2], 0) > SOURCE_RANK[pr.source]:
                     counts.kept_richer += 1
@@ -400,18 +416,28 @@ class PRStore:
     def store_classifications(self, items: Iterable[ClassifiedRow]) -> int:
         """Write new classifications of cached PRs in one transaction; returns how many changed.
 
-        A row whose ``cls_hash`` already matches is left alone (so re-running reclassify with an
-        unchanged profile writes nothing).
+        A row whose ``cls_hash`` already matches keeps its classification and tags; only its
+        ``profile_hash`` is brought up to date, so the next reclassify skips it.
         """
+        from storage.db import write_transaction
+
         changed = 0
+        same: list[tuple[str, str, int, str]] = []
         conn = self.db.conn
         with write_transaction(self.db):
             for item in items:
                 cur = conn.execute(
                     "UPDATE prs SET modules = ?, kind = ?, flags = ?, score = ?, breakdown = ?, highlights = ?, "
-                    "gist = ?, profile = ?, profile_version = ?, cls_hash = ? "
+                    "gist = ?, profile = ?, profile_version = ?, cls_hash = ?, profile_hash = ? "
                     "WHERE repo = ? AND number = ? AND cls_hash != ?",
-                    (*item.columns.values(), item.cls_hash, item.repo, item.number, item.cls_hash),
+                    (
+                        *item.columns.values(),
+                        item.cls_hash,
+                        item.profile_hash,
+                        item.repo,
+                        item.number,
+                        item.cls_hash,
+                    ),
                 )
                 if cur.rowcount:
                     changed += 1
@@ -422,6 +448,11 @@ class PRStore:
                         "INSERT OR IGNORE INTO pr_tags (repo, number, merged_at, tag_type, tag) VALUES (?, ?, ?, ?, ?)",
                         item.tags,
                     )
+                else:
+                    same.append((item.profile_hash, item.repo, item.number, item.profile_hash))
+            conn.executemany(
+                "UPDATE prs SET profile_hash = ? WHERE repo = ? AND number = ? AND profile_hash != ?", same
+            )
         return changed
 
     # -- reads --------------------------------------------------------------------------------
@@ -651,18 +682,40 @@ class PRStore:
         by_rowid = {r[0]: r[1:] for r in cur.fetchall()}
         return [_light_row_to_stored(by_rowid[rowid]) for rowid in top], total
 
-    def raw_batches(self, repo: str | None = None, *, batch: int = 2000) -> Iterator[list[dict[str, Any]]]:
-        """Every cached PR as stored rows (for reclassify), in rowid order, ``batch`` rows at a time."""
-        where = "WHERE repo = ? AND rowid > ?" if repo else "WHERE rowid > ?"
-        last = 0
-        while True:
-            params: list[Any] = [repo, last] if repo else [last]
-            cur = self.db.execute(
-                f"SELECT rowid, {_PR_COLUMNS} FROM prs {where} ORDER BY rowid LIMIT {batch}", params
-            )
-            names = [d[0] for d in cur.description]
-            rows = [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-            if not rows:
-                return
-            last = rows[-1]["rowid"]
-            yield rows
+    def _other_profile(self, repo: str | None, profile_hash: str) -> tuple[str, list[Any]]:
+        """SQL (and parameters) selecting the rows ``profile_hash`` did not classify; SQLite
+        answers it from ``idx_prs_profile_hash`` alone, without reading a PR row."""
+        if repo is None:
+            return "profile_hash != ?", [profile_hash]
+        return "repo = ? AND profile_hash != ?", [repo, profile_hash]
+
+    def count_other_profile(self, repo: str | None, profile_hash: str) -> int:
+        """How many cached PRs (of ``repo``, or all) were classified by other profile content than
+        ``profile_hash`` — or by none yet (read from the index alone: milliseconds for 200,000 PRs)."""
+        where, params = self._other_profile(repo, profile_hash)
+        return int(self.db.execute(f"SELECT count(*) FROM prs WHERE {where}", params).fetchone()[0])
+
+    def raw_batches(
+        self, repo: str | None = None, *, batch: int = 2000, other_than: str | None = None
+    ) -> Iterator[list[dict[str, Any]]]:
+        """Cached PRs as stored rows (for reclassify), in rowid order, ``batch`` rows at a time:
+        all of them (of ``repo``, or every repository), or only those ``other_than`` that profile
+        hash did not classify.
+
+        The rows to read are listed first, from an index, so re-running the few rows an
+        interrupted reclassify left costs reading those rows, not the whole table.
+        """
+        if other_than is not None:
+            where, params = self._other_profile(repo, other_than)
+        else:
+            where, params = ("repo = ?", [repo]) if repo is not None else ("1", [])
+        rowids = sorted(r[0] for r in self.db.execute(f"SELECT rowid FROM prs WHERE {where}", params))
+        for i in range(0, len(rowids), batch):
+            chunk = rowids[i : i + batch]
+            marks = ",".join("?" for _ in chunk)
+            yield self._rows(f"WHERE rowid IN ({marks}) ORDER BY rowid", chunk)
+
+    def _rows(self, tail: str, params: Sequence[Any]) -> list[dict[str, Any]]:
+        cur = self.db.execute(f"SELECT rowid, {_PR_COLUMNS} FROM prs {tail}", params)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]

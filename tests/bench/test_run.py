@@ -33,7 +33,12 @@ def test_benchmark_builds_times_every_command_and_writes_results(
     ]
     assert all(row["runs"] == 3 and row["p50_ms"] > 0 for row in data["latency"])
     assert [row["ok"] is None for row in data["latency"]] == [True] * len(cold) + [False] * 7
-    assert [r["changed"] for r in data["reclassify"]] == [0, 400, 400]
+    assert [(r["classified"], r["changed"]) for r in data["reclassify"]] == [
+        (0, 0),
+        (400, 400),
+        (400, 400),
+        (0, 0),
+    ]
     assert data["peak_rss_mb"]["after_reclassify"] > 0
     out = capsys.readouterr().out
     assert "p99 ms" in out and "reclassify" in out

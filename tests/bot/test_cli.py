@@ -173,7 +173,39 @@ def test_reclassify_rewrites_classifications_without_network(demo_db: Path, tmp_
     back = cli("reclassify", "--db", str(demo_db))
     assert back.returncode == 0 and "with profile vllm" in back.stdout
     same = cli("reclassify", "--db", str(demo_db))
-    assert ": 0 changed" in same.stdout
+    assert same.returncode == 0 and same.stdout.startswith("unchanged: all 1247 PRs"), same.stdout
+
+
+# What `prdigest --help` loaded, printed by a child interpreter running the console entry point.
+_MODULES_AFTER_HELP = """
+import json, sys
+from bot.cli import main
+sys.argv = ["prdigest", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["digest", "--help"], ["digest", "--nope"]])
+def test_help_and_usage_errors_import_no_database_or_network_code(argv: list[str], tmp_path: Path) -> None:
+    """A one-shot answer that needs no cache loads no SQLite, sqlite-utils or HTTP client (issue 14,
+    point 1: start-up is most of what a terminal user waits for)."""
+    run = subprocess.run(
+        [sys.executable, "-c", _MODULES_AFTER_HELP, *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["code"] == (2 if "--nope" in argv else 0), run.stderr
+    loaded = {m.split(".")[0] for m in out["modules"]}
+    assert "bot.cli" in out["modules"] and "storage.prs" in out["modules"]  # the real path was taken
+    assert not loaded & {"sqlite3", "_sqlite3", "sqlite_utils", "httpx", "slack_bolt", "slack_sdk", "discord"}
+    assert "storage.db" not in out["modules"] and "bot.ingest" not in out["modules"]
 
 
 def test_help_needs_no_database(tmp_path: Path) -> None:

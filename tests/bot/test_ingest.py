@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.ingest import reclassify
 from classify.rules import Profile, load_profile
 from storage.db import connect
@@ -51,3 +53,104 @@ def test_reclassify_after_an_import_reaches_the_same_rows(demo_db: Path, profile
     assert reclassify(store, profile, workers=1).changed == 0
     store.db.conn.close()
     assert _snapshot(demo_db) == before
+
+
+# -- only rows not classified with the profile's content are re-run (issue 14, point 3) ------------
+
+
+def _statements(store: PRStore) -> list[str]:
+    """Statements run on ``store`` from now on (to see what reclassify read and wrote)."""
+    seen: list[str] = []
+    store.db.conn.set_trace_callback(seen.append)
+    return seen
+
+
+def _edited_copy(profile: Profile, tmp_path: Path, old: str, new: str) -> Profile:
+    """The profile's file with one edit and the same version string."""
+    text = profile.source.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path = tmp_path / profile.source.name
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    edited = load_profile(path)
+    assert (edited.name, edited.version) == (profile.name, profile.version)
+    return edited
+
+
+def test_an_unchanged_profile_is_recognised_and_nothing_is_read_or_written(
+    demo_db: Path, profile: Profile
+) -> None:
+    before = _snapshot(demo_db)
+    store = PRStore(connect(demo_db))
+    statements = _statements(store)
+    changes = store.db.conn.total_changes
+    result = reclassify(store, profile, workers=2, batch=200)
+    store.db.conn.set_trace_callback(None)
+    assert result.up_to_date and (result.classified, result.changed) == (0, 0)
+    assert result.total == store.count() == 1247
+    assert store.db.conn.total_changes == changes, "no row was written"
+    assert len(statements) == 2 and all(s.startswith("SELECT count(*) FROM prs") for s in statements), (
+        "two counts from the index, no PR row read"
+    )
+    store.db.conn.close()
+    assert _snapshot(demo_db) == before
+
+
+def test_a_profile_edited_without_a_version_bump_is_reclassified(
+    demo_db: Path, profile: Profile, tmp_path: Path
+) -> None:
+    # A real rule change: the MoE module also claims PRs that mention kernels.
+    edited = _edited_copy(profile, tmp_path, '"all to all"]', '"all to all", "kernel"]')
+    assert edited.content_hash != profile.content_hash
+    store = PRStore(connect(demo_db))
+    result = reclassify(store, edited, workers=1)
+    assert not result.up_to_date and result.classified == 1247 and result.changed > 0
+    assert reclassify(store, edited, workers=1).up_to_date
+    store.db.conn.close()
+    hashes = sqlite3.connect(demo_db).execute("SELECT DISTINCT profile_hash FROM prs").fetchall()
+    assert hashes == [(edited.content_hash,)]
+
+
+def test_an_edit_that_changes_no_result_only_marks_the_rows(
+    demo_db: Path, profile: Profile, tmp_path: Path
+) -> None:
+    before = _snapshot(demo_db)
+    edited = _edited_copy(profile, tmp_path, 'description = "vLLM', 'description = "The vLLM')
+    store = PRStore(connect(demo_db))
+    result = reclassify(store, edited, workers=1)
+    assert (result.classified, result.changed) == (1247, 0)
+    assert reclassify(store, edited, workers=1).up_to_date
+    store.db.conn.close()
+    assert _snapshot(demo_db) == before
+
+
+def test_an_interrupted_reclassify_is_completed_by_the_next_run(
+    demo_db: Path, tmp_path: Path, profile: Profile
+) -> None:
+    whole = tmp_path / "whole.db"
+    whole.write_bytes(demo_db.read_bytes())
+    generic = load_profile("generic")
+    store = PRStore(connect(whole))
+    reclassify(store, generic, workers=1, batch=200)
+    store.db.conn.close()
+
+    store = PRStore(connect(demo_db))
+    real = store.store_classifications
+    calls = 0
+
+    def interrupted(items: object) -> int:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            raise KeyboardInterrupt  # Ctrl-C while the third batch is stored
+        return real(items)  # type: ignore[arg-type]
+
+    store.store_classifications = interrupted  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        reclassify(store, generic, workers=1, batch=200)
+    assert calls == 3
+    store.store_classifications = real  # type: ignore[method-assign]
+    assert store.count_other_profile(None, generic.content_hash) == 1247 - 400
+    rest = reclassify(store, generic, workers=1, batch=200)
+    assert (rest.total, rest.classified) == (1247, 1247 - 400)
+    store.db.conn.close()
+    assert _snapshot(demo_db) == _snapshot(whole)

@@ -323,3 +323,17 @@ def test_profile_pickles_by_path_and_version(tmp_path: Path) -> None:
     path.write_text(MINIMAL.replace('version = "1"', 'version = "2"'), encoding="utf-8")
     with pytest.raises(ProfileError, match="version changed from 1 to 2 while in use"):
         pickle.loads(blob)
+    # an edit that keeps the version is caught too: workers must classify with the parent's content
+    path.write_text(MINIMAL, encoding="utf-8")
+    blob = pickle.dumps(load_profile(path))
+    path.write_text(MINIMAL + 'keywords = ["misc"]\n', encoding="utf-8")
+    with pytest.raises(ProfileError, match="edited while in use"):
+        pickle.loads(blob)
+
+
+def test_content_hash_follows_the_rules_not_the_layout(tmp_path: Path) -> None:
+    first = load_profile(write(tmp_path, MINIMAL, "a.toml"))
+    spaced = load_profile(write(tmp_path, "# my rules\n" + MINIMAL.replace(" = ", "   =   "), "b.toml"))
+    edited = load_profile(write(tmp_path, MINIMAL + 'keywords = ["misc"]\n', "c.toml"))
+    assert first.content_hash == spaced.content_hash
+    assert edited.version == first.version and edited.content_hash != first.content_hash

@@ -44,6 +44,7 @@ def make(
         gist="Speeds up decode.",
         profile="test",
         profile_version="1",
+        profile_hash="h1",
     )
     return pr, cls
 
@@ -150,6 +151,34 @@ def test_queries_use_indexes(store: PRStore) -> None:
     ):
         for plan in _plans(store, call):
             assert "USING" in plan and "SCAN prs " not in plan and "SCAN pr_tags" not in plan, plan
+
+
+def test_rows_of_another_profile_content_are_found_from_the_index(store: PRStore) -> None:
+    store.upsert([make(n, days=n) for n in range(1, 6)])
+    for call in (
+        lambda: store.count_other_profile(None, "h2"),
+        lambda: store.count_other_profile("o/r", "h2"),
+        lambda: list(store.raw_batches("o/r", other_than="h2")),
+    ):
+        plans = _plans(store, call)
+        assert "COVERING INDEX idx_prs_profile_hash" in plans[0], plans
+    assert store.count_other_profile(None, "h1") == 0
+    assert store.count_other_profile("o/r", "h2") == 5
+    assert [[r["number"] for r in rows] for rows in store.raw_batches(other_than="h2", batch=2)] == [
+        [1, 2],
+        [3, 4],
+        [5],
+    ]
+
+
+def test_the_same_result_from_edited_profile_content_updates_only_its_hash(store: PRStore) -> None:
+    pr, cls = make(12)
+    store.upsert([(pr, cls)])
+    counts = store.upsert([(pr, cls.model_copy(update={"profile_hash": "h2"}))])
+    assert (counts.unchanged, counts.updated) == (1, 0)
+    got = store.get("o/r", 12)
+    assert got is not None and got.cls.profile_hash == "h2"
+    assert store.count_other_profile(None, "h2") == 0
 
 
 def test_file_database_uses_wal_and_survives_reopen(tmp_path: Path) -> None:
@@ -290,7 +319,7 @@ def test_list_reads_decode_every_light_column_in_place(store: PRStore) -> None:
     omitted = {"body": "", "files": [], "updated_at": None}
     light = store.merged_between("o/r", T0 - timedelta(days=1), T0 + timedelta(days=1))[0]
     assert light.pr.model_dump() == {**full.pr.model_dump(), **omitted}
-    assert light.cls.model_dump() == {**full.cls.model_dump(), "breakdown": []}
+    assert light.cls.model_dump() == {**full.cls.model_dump(), "breakdown": [], "profile_hash": ""}
     found = store.search("o/r", '"scheduler"', None, None)[0][0]
     assert found.pr.model_dump() == light.pr.model_dump() and found.cls == light.cls
     lean = store.flagged_between("o/r", T0 - timedelta(days=1), T0 + timedelta(days=1))[0]

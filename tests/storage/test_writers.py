@@ -211,5 +211,8 @@ def test_an_older_cache_is_migrated_then_ok(tmp_path: Path) -> None:
     old = Database(path)
     MIGRATIONS.apply(old, stop_before="0005_covering_index_for_comparison_windows")
     old.close()
-    assert schema_status(Database(path)).pending == ("0005_covering_index_for_comparison_windows",)
+    assert schema_status(Database(path)).pending == (
+        "0005_covering_index_for_comparison_windows",
+        "0006_profile_hash",
+    )
     assert schema_status(connect(path)).ok
