@@ -230,6 +230,10 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     title = t(lang, "digest.title", repo=stats.repo, period=stats.period.label)
     if stats.modules_filter:
         title += " · " + ", ".join(label(m) for m in stats.modules_filter)
+        if stats.filter.match != "any":
+            title += f" ({stats.filter.match})"
+    if stats.filter.flags:
+        title += " · " + " + ".join(flag_label(lang, k) for k in stats.filter.flags)
     themes = find_themes(stats, catch_all=(profile.catch_all_module,))
     recs = recommendations(stats, themes, label, lang)
     sections: list[tuple[str, list[Block]]] = [
@@ -249,6 +253,8 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         "repo": stats.repo,
         "period": stats.period.as_dict(),
         "modules_filter": list(stats.modules_filter),
+        "match": stats.filter.match,
+        "flags_filter": list(stats.filter.flags),
         "counts": stats.counts,
         "previous": [{"period": w.period.as_dict(), "counts": w.counts} for w in stats.previous],
         "themes": [

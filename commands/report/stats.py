@@ -15,7 +15,7 @@ from classify.models import FLAG_KINDS
 from classify.rules import Profile
 from commands.common import key_numbers, select_key
 from commands.period import Period
-from storage.prs import PRStore, StoredPR
+from storage.prs import PRStore, StoredPR, TagFilter
 
 COMPARE_WEEKS = 4
 COUNT_KEYS = ("merged", "key", *FLAG_KINDS)
@@ -39,6 +39,7 @@ class DigestStats:
     key: set[int]
     previous: list[Window]
     modules_filter: tuple[str, ...] = ()
+    filter: TagFilter = field(default_factory=TagFilter)
     counts: dict[str, int] = field(default_factory=dict)
     _flagged: dict[str, list[StoredPR]] | None = field(default=None, repr=False)
 
@@ -86,7 +87,11 @@ def _counts(merged: int, key: int, flags: dict[str, int]) -> dict[str, int]:
 
 
 def windows(
-    store: PRStore, profile: Profile, repo: str, periods: Sequence[Period], modules: Sequence[str] = ()
+    store: PRStore,
+    profile: Profile,
+    repo: str,
+    periods: Sequence[Period],
+    modules: Sequence[str] | TagFilter = (),
 ) -> list[Window]:
     """The comparison windows: their PRs in one read of a covering index, tag counts from the tag index."""
     rows = store.window_rows(repo, [(p.start, p.end) for p in periods], modules)
@@ -101,14 +106,22 @@ def windows(
 
 
 def gather(
-    store: PRStore, profile: Profile, repo: str, period: Period, modules: tuple[str, ...] = ()
+    store: PRStore,
+    profile: Profile,
+    repo: str,
+    period: Period,
+    modules: tuple[str, ...] | TagFilter = (),
 ) -> DigestStats:
+    """The digest's numbers; ``modules`` is a module list (any-match) or a full ``TagFilter``."""
+    flt = modules if isinstance(modules, TagFilter) else TagFilter(tuple(modules))
     prs = store.merged_between(repo, period.start, period.end)
-    if modules:
-        prs = [s for s in prs if any(m in modules for m in s.cls.modules)]
+    if flt:
+        prs = [s for s in prs if flt.matches(s.cls.modules, s.cls.flag_kinds)]
     key = select_key(prs, profile.key_share, profile.key_min_score)
-    previous = windows(store, profile, repo, period.previous(COMPARE_WEEKS), modules)
+    previous = windows(store, profile, repo, period.previous(COMPARE_WEEKS), flt)
     flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)
-    stats = DigestStats(repo=repo, period=period, prs=prs, key=key, previous=previous, modules_filter=modules)
+    stats = DigestStats(
+        repo=repo, period=period, prs=prs, key=key, previous=previous, modules_filter=flt.modules, filter=flt
+    )
     stats.counts = _counts(len(prs), len(key), dict(flags))
     return stats

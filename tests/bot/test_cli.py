@@ -178,6 +178,6 @@ def test_reclassify_rewrites_classifications_without_network(demo_db: Path, tmp_
 
 def test_help_needs_no_database(tmp_path: Path) -> None:
     result = cli("help", "digest", cwd=tmp_path)
-    assert result.returncode == 0 and "digest [PERIOD] [MODULE…]" in result.stdout
+    assert result.returncode == 0 and "digest [PERIOD] [MODULE…] [FLAG…] [any|all|only]" in result.stdout
     assert not (tmp_path / "prdigest.db").exists()
     assert cli("--help").returncode == 0

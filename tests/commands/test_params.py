@@ -124,8 +124,10 @@ def test_suggestions_come_from_memory(demo_ctx: Context) -> None:
 
 
 def test_usage_lines_come_from_the_declarations() -> None:
-    assert REGISTRY["digest"].usage == "digest [PERIOD] [MODULE…]"
-    assert REGISTRY["digest"].usage_for("slack") == "digest [PERIOD] [MODULE…] [public]"
+    assert REGISTRY["digest"].usage == "digest [PERIOD] [MODULE…] [FLAG…] [any|all|only]"
+    assert (
+        REGISTRY["digest"].usage_for("slack") == "digest [PERIOD] [MODULE…] [FLAG…] [any|all|only] [public]"
+    )
     assert REGISTRY["risks"].usage == "risks [KIND] [PERIOD]"
     assert REGISTRY["pr"].usage == "pr NUMBER|URL"
     assert REGISTRY["search"].usage == "search WORDS… [PERIOD]"
