@@ -88,7 +88,8 @@ def test_healthz_reports_the_cache_and_each_component(demo_db: Path) -> None:
     with FakeSlack() as slack, RunningApp(slack_settings(slack, prdigest_repo=None), demo_db) as app:
         state = httpx.get(f"{app.base}/healthz", timeout=10).json()
     assert state["ok"] is True and state["prs"] > 1000
-    assert state["components"] == {"slack": {"mode": "http"}}
+    assert state["components"]["slack"] == {"mode": "http"}
+    assert set(state["components"]) == {"slack", "scheduler"}  # scheduled digests run beside Slack
 
 
 def test_a_stop_closes_every_workers_connection_in_its_own_thread() -> None:
