@@ -62,6 +62,11 @@ class Settings(BaseSettings):
         description="hours after its due time a missed digest is still posted (then recorded as skipped)",
     )
 
+    prdigest_sync_every: float = Field(
+        default=60.0,
+        ge=0,
+        description="minutes between the syncs prdigest serve runs with GITHUB_TOKEN (0: never)",
+    )
     prdigest_admins: str = Field(
         default="",
         description="chat user ids allowed to change subscriptions, comma-separated (besides workspace admins)",

@@ -50,8 +50,8 @@ log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
 PosterFactory = Callable[[str], Poster]
-# ``refresh(repo)`` brings the cache up to date before a digest (bounded by the caller's own
-# timeout); it returns None when it synced, or one line saying why not (no token, unreachable).
+# ``refresh(repo)`` brings the cache up to date before a digest (``bot.refresh``); None when it
+# synced, else a reason code (no_token, unreachable, rate_limited, rejected) for the freshness note.
 Refresh = Callable[[str], Awaitable[str | None]]
 
 ATTEMPTS = 3  # posts tried within one run for transient errors
@@ -109,15 +109,18 @@ def digest_words(sub: Subscription, due: Due) -> tuple[str, ...]:
     return tuple(words)
 
 
-def freshness_note(store: PRStore, repo: str, lang: str, why: str | None) -> str:
-    """``Data as of 2026-05-11 06:40 UTC (GitHub not synced: no token)``."""
+def freshness_note(store: PRStore, repo: str, lang: str, why: str) -> str:
+    """``Data as of 2026-05-11 06:40 UTC (not synced: GITHUB_TOKEN is not set).`` — ``why`` is a
+    fixed reason code (``bot.refresh``), never an exception's text."""
     row = store.db.execute("SELECT MAX(updated_at) FROM sync_state WHERE repo = ?", (repo,)).fetchone()
     stamp = row[0] if row and row[0] else None
     if stamp is None:
         span = store.merged_range(repo)
         stamp = iso(span[1]) if span else None
-    when = stamp.replace("T", " ").replace("Z", " UTC") if stamp else "?"
-    return t(lang, "delivery.freshness", when=when, why=why or "")
+    reason = t(lang, f"delivery.why.{why}")
+    if stamp is None:
+        return t(lang, "delivery.freshness_none", repo=repo, why=reason)
+    return t(lang, "delivery.freshness", when=stamp.replace("T", " ").replace("Z", " UTC"), why=reason)
 
 
 @dataclass
@@ -324,12 +327,12 @@ class Deliverer:
 
     async def _refresh(self, repo: str) -> str | None:
         if self.refresh is None:
-            return "not synced before this digest"
+            return "not_synced"
         try:
             return await self.refresh(repo)
         except Exception as exc:  # a failed sync still lets the digest go out from the cache
             log.warning("sync of %s before the digest failed: %s", repo, type(exc).__name__)
-            return f"sync failed ({type(exc).__name__})"
+            return "unreachable"
 
     # -- the digest -------------------------------------------------------------------------------
 

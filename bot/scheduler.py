@@ -9,6 +9,10 @@ any active subscription, the end of any lease a later run must look at, and ``re
 (so that subscriptions changed by another process — ``prdigest subscribe`` — are noticed).
 ``rearm()`` wakes it at once when this process changes a subscription.
 
+With ``GITHUB_TOKEN`` it also syncs every repository it reports on every ``PRDIGEST_SYNC_EVERY``
+minutes (default 60), so chat answers do not go stale between Mondays; each delivery syncs its
+repository first as well (``bot.refresh``).
+
 The run itself happens in a worker thread of its own (a one-thread ``Lane`` on the host's cache,
 with its own database connection and event loop), so neither SQLite nor a paced post can hold
 the chat front ends' loop or their command workers. Two ``serve`` processes on one database are safe: the ledger's claims
@@ -27,10 +31,12 @@ from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.config import Settings
+from bot.config import Settings, secret
 from bot.delivery import Deliverer, Outcome, PosterFactory
 from bot.post import poster_for
+from bot.refresh import github_refresh, sync_now
 from bot.runner import Lane
 from commands.registry import Context
 from commands.schedule import next_due
@@ -43,6 +49,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 JOB_ID = "prdigest-deliver"
+SYNC_JOB_ID = "prdigest-sync"
+SYNC_FIRST = timedelta(seconds=30)  # the first periodic sync, shortly after start
+PERIODIC_MAX_WAIT = 300.0  # a background sync may wait out a rate limit of up to 5 minutes
 RECHECK = timedelta(minutes=5)
 Clock = Callable[[], datetime]
 
@@ -82,8 +91,13 @@ class DeliveryScheduler:
         posters: PosterFactory | None = None,
         clock: Clock = _utc_now,
         recheck: timedelta = RECHECK,
+        sync_every: timedelta | None = None,
     ) -> None:
         self.settings = settings
+        minutes = settings.prdigest_sync_every
+        self.sync_every = sync_every if sync_every is not None else timedelta(minutes=minutes)
+        self.syncs = 0
+        self.last_sync: dict[str, str | None] = {}
         self.posters = posters or (lambda platform: poster_for(platform, settings))
         self.clock = clock
         self.recheck = recheck
@@ -108,6 +122,14 @@ class DeliveryScheduler:
         )
         self._scheduler.start()
         self._arm(timedelta(0))  # catch up at start
+        if secret(self.settings.github_token) and self.sync_every > timedelta(0):
+            self._scheduler.add_job(
+                self._sync,
+                IntervalTrigger(seconds=self.sync_every.total_seconds(), timezone=UTC),
+                id=SYNC_JOB_ID,
+                replace_existing=True,
+                next_run_time=_utc_now() + min(self.sync_every, SYNC_FIRST),
+            )
 
     async def stop(self) -> None:
         if self._scheduler is not None and self._scheduler.running:
@@ -122,6 +144,8 @@ class DeliveryScheduler:
             "last_run": iso(self.last_run) if self.last_run else None,
             "next_run": iso(self.next_run) if self.next_run else None,
             "last": dict(Counter(o.state for o in self.last_outcomes)),
+            "syncs": self.syncs,
+            "last_sync": {repo: why or "ok" for repo, why in self.last_sync.items()},
         }
 
     def rearm(self) -> None:
@@ -155,6 +179,25 @@ class DeliveryScheduler:
             self._arm(wake - self.clock())
             self.runs += 1
 
+    async def _sync(self) -> None:
+        """The periodic sync (PRDIGEST_SYNC_EVERY): every repository the cache or a subscription
+        names, on the deliveries' thread, so a sync and a delivery never write at once."""
+        lane = await self._deliver_lane()
+        try:
+            self.last_sync = await lane.call(self._sync_all)
+        except Exception:
+            log.exception("periodic sync failed")
+        self.syncs += 1
+
+    def _sync_all(self, ctx: Context) -> dict[str, str | None]:
+        repos = set(ctx.store.repos()) | {s.repo for s in SubscriptionStore(ctx.store.db).active()}
+        if self.settings.prdigest_repo:
+            repos.add(self.settings.prdigest_repo)
+        return {
+            repo: sync_now(self.settings, ctx.store.db, ctx.profile, repo, max_wait=PERIODIC_MAX_WAIT)
+            for repo in sorted(repos)
+        }
+
     async def _deliver_lane(self) -> Lane:
         """The worker thread deliveries run in (on a host built without a path: found through
         one of the host's workers, once)."""
@@ -173,6 +216,7 @@ class DeliveryScheduler:
             ctx.profile,
             self.posters,
             catchup=timedelta(hours=self.settings.prdigest_catchup),
+            refresh=github_refresh(self.settings, ctx.store.db, ctx.profile),
         )
         return asyncio.run(deliverer.run(now))
 

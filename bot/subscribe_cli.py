@@ -22,6 +22,7 @@ from bot.config import ConfigError, Settings, active_profile, load_settings
 from bot.delivery import Deliverer, Outcome
 from bot.errors import EXIT_FAILED, UserError
 from bot.post import PLATFORMS, Poster, PostError, poster_for
+from bot.refresh import github_refresh
 from classify.rules import Profile, ProfileError
 from commands.model import UsageError
 from commands.schedule import next_due
@@ -103,8 +104,13 @@ def deliver(dry_run: bool, now_text: str | None, db: Path | None) -> None:
     settings = _settings()
     profile = _profile(settings)
     now = _now(now_text)
+    database = _db(settings, db)
     deliverer = Deliverer(
-        _db(settings, db), profile, lambda platform: poster_for(platform, settings), catchup=catchup(settings)
+        database,
+        profile,
+        lambda platform: poster_for(platform, settings),
+        catchup=catchup(settings),
+        refresh=None if dry_run else github_refresh(settings, database, profile),
     )
     outcomes: list[Outcome] = asyncio.run(deliverer.run(now, dry_run=dry_run))
     for outcome in outcomes:

@@ -44,13 +44,23 @@ class Clock:
 class Served:
     """A host with only the scheduler component, in a background thread."""
 
-    def __init__(self, db: Path, slack: FakeSlack, clock: Clock) -> None:
-        settings = Settings(_env_file=None, slack_bot_token=BOT_TOKEN, prdigest_slack_api_url=slack.api_url)  # type: ignore[call-arg]
+    def __init__(
+        self,
+        db: Path,
+        slack: FakeSlack,
+        clock: Clock,
+        *,
+        sync_every: timedelta | None = None,
+        **extra: object,
+    ) -> None:
+        settings = Settings(  # type: ignore[call-arg]
+            _env_file=None, slack_bot_token=BOT_TOKEN, prdigest_slack_api_url=slack.api_url, **extra
+        )
 
         def posters(platform: str) -> Poster:
             return SlackPoster(web_client(settings), pace=0)
 
-        self.scheduler = DeliveryScheduler(settings, posters=posters, clock=clock)
+        self.scheduler = DeliveryScheduler(settings, posters=posters, clock=clock, sync_every=sync_every)
         runner = CommandRunner(context_factory(settings, db), workers=1)
         self.host = Host(settings, runner, [self.scheduler], host="127.0.0.1", port=0)
         self._ready = threading.Event()
@@ -138,3 +148,37 @@ def test_next_wake_is_the_earliest_due_time_or_the_recheck(demo_db: Path) -> Non
     assert next_wake(ctx, DUE - timedelta(minutes=2)) == DUE
     assert next_wake(ctx, DUE) == DUE + timedelta(minutes=5)
     assert datetime(2026, 1, 1, tzinfo=UTC) < DUE
+
+
+def test_serve_syncs_each_repository_periodically(tmp_path: Path, slack: FakeSlack) -> None:
+    from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, make_prs, require_schema
+
+    db = tmp_path / "cache.db"
+    connect(db, create=True).conn.close()
+    end = datetime.now(UTC).replace(microsecond=0)
+    with FakeGitHub(require_schema(), clock=FakeClock(start=time.time())) as github:
+        github.add_prs("octo/repo", make_prs(5, end - timedelta(days=3), end))
+        served = Served(
+            db,
+            slack,
+            Clock(end),
+            sync_every=timedelta(seconds=0.3),
+            github_token=TOKEN,
+            prdigest_github_api_url=github.url,
+            prdigest_repo="octo/repo",
+        )
+        with served:
+            deadline = time.monotonic() + 20
+            while served.scheduler.syncs < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            health = served.scheduler.health()
+    assert served.scheduler.syncs >= 2
+    assert health["last_sync"] == {"octo/repo": "ok"}
+    assert PRStore(connect(db)).count("octo/repo") == 5
+
+
+def test_no_periodic_sync_without_a_token(demo_db: Path, slack: FakeSlack) -> None:
+    with Served(demo_db, slack, Clock(CREATED), sync_every=timedelta(seconds=0.1)) as served:
+        served.wait_runs(1)
+        time.sleep(0.4)
+        assert served.scheduler.syncs == 0
