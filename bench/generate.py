@@ -38,7 +38,7 @@ DEMO_END = datetime(2026, 5, 11, tzinfo=UTC)  # exclusive: the last week is Mon 
 DEMO_WEEKS = 6
 DEMO_PER_WEEK = (170, 230)
 DEMO_SEED = 20260510
-DEMO_FIRST_NUMBER = 40_101
+DEMO_FIRST_NUMBER = 38_501
 DEMO_REPO = "vllm-project/vllm"
 DEMO_PATH = Path(__file__).resolve().parent.parent / "bot" / "demo" / "vllm-demo.jsonl.gz"
 
@@ -174,6 +174,7 @@ class Draft:
     effect: str = ""
     revert: bool = False
     headline: bool = False
+    number: int | None = None
 
 
 # -- public API -------------------------------------------------------------------------------
@@ -265,6 +266,11 @@ def _generate(
     end = end.astimezone(UTC)
     n_weeks = len(counts)
     number = first_number if first_number is not None else _default_first_number(end, sum(counts))
+    # numbers some headlines carry (those of the real PRs the team's report cites): never drawn
+    reserved = {h.number for h in HEADLINES if h.number is not None}
+    # (number, merged_at) of the numbered-in-order PRs: filler numbers follow merge order, so this
+    # maps a fixed number to when the counter stood there
+    opened: list[tuple[int, datetime]] = []
     recent: list[dict[str, Any]] = []
     seen: dict[str, None] = {}  # recent filler subjects, so a week rarely repeats a title
     for i, count in enumerate(counts):
@@ -286,13 +292,26 @@ def _generate(
             drafts.sort(key=lambda d: d.revert)
         for draft, merged in zip(drafts, times, strict=True):
             number += rng.choice((1, 1, 2, 2, 3, 3, 4, 5, 6))
+            while number in reserved:
+                number += 1
             if draft.revert:
                 draft = _revert(rng, recent, merged) or _fresh_filler(rng, weights, seen)
-            record = _finish(rng, draft, repo, number, merged)
+            if draft.number is not None:
+                record = _finish(rng, draft, repo, draft.number, merged, _opened_by(opened, draft.number))
+            else:
+                record = _finish(rng, draft, repo, number, merged)
+                opened.append((number, merged))
             recent.append(record)
             if len(recent) > 600:
                 del recent[:200]
             yield record
+
+
+def _opened_by(opened: list[tuple[int, datetime]], number: int) -> datetime | None:
+    """Roughly when a PR numbered ``number`` was opened: when the counter passed that number (the
+    last lower-numbered PR so far), or None when the number predates everything generated."""
+    before = [when for n, when in opened if n < number]
+    return max(before) if before else None
 
 
 def _default_first_number(end: datetime, total: int) -> int:
@@ -732,6 +751,7 @@ def _from_headline(h: Headline) -> Draft:
         author=h.author,
         labels=list(h.labels),
         headline=True,
+        number=h.number,
     )
 
 
@@ -783,7 +803,14 @@ def _z(value: datetime) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _finish(rng: random.Random, d: Draft, repo: str, number: int, merged: datetime) -> dict[str, Any]:
+def _finish(
+    rng: random.Random,
+    d: Draft,
+    repo: str,
+    number: int,
+    merged: datetime,
+    opened: datetime | None = None,
+) -> dict[str, Any]:
     if d.author == -1:
         login, name = C.DEPENDABOT, ""
     else:
@@ -825,6 +852,8 @@ def _finish(rng: random.Random, d: Draft, repo: str, number: int, merged: dateti
             full=d.headline,
         )
     created = merged - _open_for(rng)
+    if opened is not None:  # a fixed (older) number: opened when the counter stood there
+        created = min(created, opened)
     updated = merged + timedelta(seconds=rng.randint(5, 5400))
     additions = sum(f["additions"] for f in d.files)
     deletions = sum(f["deletions"] for f in d.files)

@@ -29,6 +29,10 @@ class Headline:
     result: str = ""
     author: int | None = None
     labels: tuple[str, ...] = ()
+    number: int | None = None
+    """The PR number of the real PR the team's hand-written report cites for this change (the
+    latest week uses them, so `pr 42121` is the Tree Attention removal as in the report); None:
+    numbered in merge order like the filler."""
 
 
 H = Headline
@@ -42,7 +46,16 @@ _GSM8K = (
 )
 
 
-def _awl(model: str, cls: str, stem: str, adds: int, dels: int, author: int, series: str = "") -> Headline:
+def _awl(
+    model: str,
+    cls: str,
+    stem: str,
+    adds: int,
+    dels: int,
+    author: int,
+    series: str = "",
+    number: int | None = None,
+) -> Headline:
     tag = f"[Model]{series} " if series != "-" else ""
     return H(
         0,
@@ -57,15 +70,16 @@ def _awl(model: str, cls: str, stem: str, adds: int, dels: int, author: int, ser
         "lm_eval --model vllm --tasks gsm8k (before/after)",
         result="Accuracy unchanged:\n\n" + _GSM8K.format(a="0.9212", b="0.9181"),
         author=author,
+        number=number,
     )
 
 
 HEADLINES: tuple[Headline, ...] = (
     # ---- week 0: the latest full week --------------------------------------------------------------
-    _awl("DeepSeekV2", "DeepseekV2", "deepseek_v2", 52, 118, 0),
-    _awl("AXK1", "AXK1", "axk1", 35, 71, 17),
-    _awl("CohereMoe", "CohereMoe", "cohere_moe", 41, 66, 37, " [2/N]"),
-    _awl("Plamo2", "Plamo2", "plamo2", 29, 58, 4),
+    _awl("DeepSeekV2", "DeepseekV2", "deepseek_v2", 52, 118, 0, number=41706),
+    _awl("AXK1", "AXK1", "axk1", 35, 71, 17, number=41901),
+    _awl("CohereMoe", "CohereMoe", "cohere_moe", 41, 66, 37, " [2/N]", number=41690),
+    _awl("Plamo2", "Plamo2", "plamo2", 29, 58, 4, number=41699),
     _awl("Bailing MoE", "BailingMoe", "bailing_moe", 33, 62, 17, "-"),
     _awl("Ernie 4.5 MoE", "Ernie4_5_Moe", "ernie45_moe", 27, 49, 41),
     H(
@@ -102,6 +116,7 @@ HEADLINES: tuple[Headline, ...] = (
         "vllm bench throughput on Qwen3-8B-FP8, 56-core SPR",
         result="2.1× faster than the dequantize-then-GEMM fallback; output tokens/s 143.2 → 301.7.",
         author=6,
+        number=41186,
     ),
     H(
         0,
@@ -117,6 +132,7 @@ HEADLINES: tuple[Headline, ...] = (
         plan="vllm bench throughput --model Qwen/Qwen3-30B-A3B-FP8 --device cpu",
         result="MoE layer time 3.4× faster; end-to-end throughput 58.1 → 121.6 tok/s.",
         author=6,
+        number=41314,
     ),
     H(
         0,
@@ -133,6 +149,7 @@ HEADLINES: tuple[Headline, ...] = (
         plan="pytest tests/kernels/mamba/test_cpu_gdn.py; lm_eval gsm8k on Qwen3.5-9B --device cpu",
         result=_GSM8K.format(a="0.8802", b="0.8741"),
         author=3,
+        number=41025,
     ),
     H(
         0,
@@ -153,6 +170,7 @@ HEADLINES: tuple[Headline, ...] = (
         plan="Existing CPU CI; tests/kernels on a Sapphire Rapids box.",
         result="All CPU kernel tests pass.",
         author=6,
+        number=41924,
     ),
     H(
         0,
@@ -162,6 +180,7 @@ HEADLINES: tuple[Headline, ...] = (
         "that threads are bound automatically there too.",
         (("vllm/platforms/cpu.py", 31, 6), ("vllm/v1/worker/cpu_worker.py", 12, 3)),
         author=28,
+        number=40569,
     ),
     H(
         0,
@@ -169,6 +188,7 @@ HEADLINES: tuple[Headline, ...] = (
         "The AMX sources were compiled unconditionally and broke the build on Arm, POWER and RISC-V.",
         (("cmake/cpu_extension.cmake", 14, 6), ("csrc/cpu/utils.cpp", 9, 2)),
         author=28,
+        number=40575,
     ),
     # ROCm
     H(
@@ -190,6 +210,7 @@ HEADLINES: tuple[Headline, ...] = (
         "| 8 | 612 | 760 | +24% |\n"
         "| 32 | 1894 | 2246 | +19% |\n| 128 | 4410 | 5118 | +16% |",
         author=14,
+        number=39280,
     ),
     H(
         0,
@@ -203,15 +224,17 @@ HEADLINES: tuple[Headline, ...] = (
         ),
         plan="vllm bench serve on Qwen3.5-35B-A3B, MI300X",
         author=2,
+        number=40711,
     ),
     H(
         0,
         "[ROCm] Bump AITER to v0.1.13-rc5",
-        "Updates AITER to v0.1.13-rc5, which carries the MLA decode fix for TP4 and the FP8 MoE shuffle "
+        "Updates AITER from v0.1.12 to v0.1.13-rc5, which carries the MLA decode fix for TP4 and the FP8 MoE shuffle "
         "changes "
         "the next PRs depend on.",
         (("docker/Dockerfile.rocm_base", 2, 2), ("requirements/rocm.txt", 1, 1)),
         author=14,
+        number=42113,
     ),
     H(
         0,
@@ -222,6 +245,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("vllm/model_executor/layers/fused_moe/layer.py", 4, 1),
         ),
         author=33,
+        number=42061,
     ),
     H(
         0,
@@ -234,6 +258,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("tests/compile/test_fusion.py", 26, 0),
         ),
         author=2,
+        number=41972,
     ),
     H(
         0,
@@ -244,6 +269,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("tests/v1/attention/test_mla_backends.py", 22, 0),
         ),
         author=45,
+        number=41569,
     ),
     H(
         0,
@@ -253,6 +279,7 @@ HEADLINES: tuple[Headline, ...] = (
         "heads and slice the output.",
         (("vllm/v1/attention/backends/mla/rocm_aiter_mla.py", 46, 8),),
         author=14,
+        number=41835,
     ),
     # speculative decoding
     H(
@@ -269,6 +296,7 @@ HEADLINES: tuple[Headline, ...] = (
         plan='vllm serve CohereLabs/c4ai-command-a-03-2025 --speculative-config \'{"method": "eagle", ...}\'',
         result="Mean acceptance length 2.71 on MT-Bench.",
         author=16,
+        number=42078,
     ),
     H(
         0,
@@ -288,6 +316,7 @@ HEADLINES: tuple[Headline, ...] = (
         '"num_speculative_tokens": 4}\'',
         result="| batch | baseline tok/s | MTP tok/s |\n|---|---|---|\n| 1 | 61 | 256 |\n| 8 | 402 | 1120 |",
         author=50,
+        number=41745,
     ),
     H(
         0,
@@ -311,6 +340,7 @@ HEADLINES: tuple[Headline, ...] = (
         result="Spec decode e2e tests pass.",
         author=12,
         labels=("deprecation",),
+        number=42121,
     ),
     H(
         0,
@@ -320,6 +350,7 @@ HEADLINES: tuple[Headline, ...] = (
         "wired up yet, so acceptance is lower than reported upstream.",
         ((f"{_MODELS}/mimo_v2_mtp.py", 233, 0, "added"), (f"{_MODELS}/registry.py", 1, 0)),
         author=51,
+        number=41905,
     ),
     # KV transfer
     H(
@@ -339,6 +370,7 @@ HEADLINES: tuple[Headline, ...] = (
         plan="pytest tests/v1/kv_connector/unit/test_nixl_connector.py; P/D e2e with heterogeneous TP (2→4)",
         result="All pass; transfer time per request unchanged within noise.",
         author=10,
+        number=40731,
     ),
     H(
         0,
@@ -354,6 +386,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("tests/v1/kv_connector/unit/test_mooncake_stats.py", 84, 0, "added"),
         ),
         author=51,
+        number=40414,
     ),
     H(
         0,
@@ -364,6 +397,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("tests/v1/kv_connector/unit/test_offloading_connector.py", 44, 0),
         ),
         author=8,
+        number=41549,
     ),
     H(
         0,
@@ -371,6 +405,7 @@ HEADLINES: tuple[Headline, ...] = (
         "Implements `SupportsHMA` in `DecodeBenchConnector` so it can benchmark hybrid models.",
         ((f"{_KV}/decode_bench_connector.py", 37, 9),),
         author=51,
+        number=41770,
     ),
     H(
         0,
@@ -388,6 +423,7 @@ HEADLINES: tuple[Headline, ...] = (
         ),
         author=10,
         labels=("deprecation",),
+        number=39832,
     ),
     # performance and observability
     H(
@@ -412,6 +448,7 @@ HEADLINES: tuple[Headline, ...] = (
         plan="python benchmarks/kernels/bench_helion_pick_config.py",
         result="1289μs → 1.8μs per call.",
         author=21,
+        number=40850,
     ),
     H(
         0,
@@ -426,6 +463,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("vllm/envs.py", 6, 0),
         ),
         author=45,
+        number=40137,
     ),
     H(
         0,
@@ -438,6 +476,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("vllm/v1/attention/backends/mla/common.py", 12, 18),
         ),
         author=45,
+        number=41434,
     ),
     H(
         0,
@@ -445,6 +484,7 @@ HEADLINES: tuple[Headline, ...] = (
         "The sequence pooler called `.tolist()` on a device tensor to split the hidden states.",
         (("vllm/model_executor/layers/pooler/seqwise.py", 15, 19),),
         author=59,
+        number=41433,
     ),
     H(
         0,
@@ -461,6 +501,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("tests/v1/worker/test_routing_replay.py", 103, 0, "added"),
         ),
         author=31,
+        number=39917,
     ),
     H(
         0,
@@ -472,6 +513,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("vllm/engine/arg_utils.py", 9, 0),
         ),
         author=13,
+        number=41499,
     ),
     H(
         0,
@@ -481,6 +523,7 @@ HEADLINES: tuple[Headline, ...] = (
         "2.3× faster response serialization for 4096-dim embeddings.",
         (("vllm/entrypoints/pooling/embed/serving.py", 44, 29), ("vllm/entrypoints/pooling/utils.py", 36, 0)),
         author=59,
+        number=41681,
     ),
     H(
         0,
@@ -488,6 +531,7 @@ HEADLINES: tuple[Headline, ...] = (
         "UniProcExecutor started a thread only to call back into the same process.",
         (("vllm/v1/executor/uniproc_executor.py", 12, 34),),
         author=44,
+        number=40891,
     ),
     # tool calling
     H(
@@ -504,19 +548,20 @@ HEADLINES: tuple[Headline, ...] = (
             ("docs/features/tool_calling.md", 18, 0),
         ),
         author=25,
+        number=39243,
     ),
     H(
         0,
         "Bump xgrammar to 0.2.0",
-        "Bump xgrammar to 0.2.0 and use its structural tags for strict tool calling. The strict mode is off "
-        "by "
-        "default until we have more coverage.",
+        "Bumps xgrammar from 0.1.29 to 0.2.0 and uses its structural tags for strict tool calling. The strict "
+        "mode is off by default until we have more coverage.",
         (
             ("requirements/common.txt", 1, 1),
             ("vllm/v1/structured_output/backend_xgrammar.py", 47, 12),
             ("vllm/tool_parsers/structural_tags.py", 61, 0, "added"),
         ),
         author=36,
+        number=40894,
     ),
     H(
         0,
@@ -529,6 +574,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("tests/tool_parsers/test_deepseekv32_tool_parser.py", 40, 0),
         ),
         author=25,
+        number=41801,
     ),
     H(
         0,
@@ -536,6 +582,7 @@ HEADLINES: tuple[Headline, ...] = (
         "Nested objects in arguments were cut at the first closing brace.",
         (("vllm/tool_parsers/gemma4_tool_parser.py", 16, 7),),
         author=22,
+        number=41991,
     ),
     H(
         0,
@@ -546,6 +593,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("tests/tool_parsers/test_glm47_moe_tool_parser.py", 22, 0),
         ),
         author=7,
+        number=42026,
     ),
     H(
         0,
@@ -553,6 +601,7 @@ HEADLINES: tuple[Headline, ...] = (
         "Streaming responses used a fresh random ID per delta instead of one per call.",
         (("vllm/tool_parsers/mistral_tool_parser.py", 12, 5),),
         author=25,
+        number=41730,
     ),
     # quantization
     H(
@@ -568,6 +617,7 @@ HEADLINES: tuple[Headline, ...] = (
         ),
         plan="vllm bench serve --input-len 32000 on Llama-3.3-70B-NVFP4, B200 x4",
         author=5,
+        number=41882,
     ),
     H(
         0,
@@ -603,6 +653,7 @@ HEADLINES: tuple[Headline, ...] = (
             ("tests/distributed/test_weight_transfer.py", 36, 22),
         ),
         author=50,
+        number=39212,
     ),
     H(
         0,

@@ -1,13 +1,15 @@
 """``prdigest``: the terminal front end.
 
 One subcommand per registered chat command is generated from the registry (same parsing, same
-Reply), plus the edge-only commands ``demo``, ``import``, ``reclassify``, ``sync`` and ``serve``.
-Bad input never shows a traceback: one line on stderr and exit code 2.
+Reply), plus the edge-only commands ``demo``, ``import``, ``reclassify``, ``backup``, ``sync`` and
+``serve``. Bad input never shows a traceback: one line on stderr and exit code 2; a write the cache
+refused (disk full, a lock held past PRDIGEST_LOCK_TIMEOUT) is one line and exit code 1.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -27,7 +29,7 @@ from commands.model import Invocation, Reply
 from commands.params import for_surface
 from commands.registry import REGISTRY, CommandSpec, Context, load_all
 from commands.render import FORMATS, render
-from storage.db import StoreError, connect
+from storage.db import StoreError, StoreUnavailable, close, connect
 from storage.prs import PRStore
 
 DEMO_DB = Path("prdigest-demo.db")
@@ -47,9 +49,20 @@ def _profile(settings: Settings) -> Profile:
         raise UserError(f"rule profile rejected: {exc}") from None
 
 
-def _store(path: Path, *, create: bool = False) -> PRStore:
+def _say(message: str) -> None:
+    click.echo(f"prdigest: {message}", err=True)
+
+
+def _store(path: Path, *, create: bool = False, settings: Settings | None = None) -> PRStore:
+    """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they wait."""
     try:
-        return PRStore(connect(path, create=create))
+        if settings is None:
+            return PRStore(connect(path, create=create))
+        return PRStore(
+            connect(path, create=create, lock_timeout=settings.prdigest_lock_timeout, on_wait=_say)
+        )
+    except StoreUnavailable:
+        raise  # disk full, I/O error, a lock held too long: exit 1 in main()
     except StoreError as exc:
         raise UserError(str(exc)) from None
 
@@ -105,7 +118,7 @@ def run_command(
     settings = _settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
-    store = PRStore(connect(":memory:")) if name == "help" else _store(path)
+    store = PRStore(connect(":memory:")) if name == "help" else _store(path, settings=settings)
     inv = Invocation(
         command=name,
         args=words,
@@ -283,14 +296,16 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
 
     settings = _settings()
     profile = _profile(settings)
-    store = _store(db, create=True)
+    store = _store(db, create=True, settings=settings)
     try:
-        total, counts = import_file(store, profile, demo_data_path())
+        result = import_file(store, profile, demo_data_path())
     except RecordError as exc:
         raise UserError(str(exc)) from None
     repo = store.repos()[0] if len(store.repos()) == 1 else "vllm-project/vllm"
     span = store.merged_range(repo)
     assert span is not None
+    close(store.db)  # the .db file alone now holds everything (nothing left in -wal)
+    total, counts = result.total, result.counts
     from zoneinfo import ZoneInfo
 
     zone = ZoneInfo(settings.prdigest_timezone)
@@ -314,15 +329,24 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
 )
 def import_(file: Path, db: Path | None) -> None:
     """Import PR records from a JSON Lines file (.jsonl or .jsonl.gz), one PR per line."""
+    from bot.github import web_base
+
     settings = _settings()
     profile = _profile(settings)
-    store = _store(db or settings.prdigest_db, create=True)
+    store = _store(db or settings.prdigest_db, create=True, settings=settings)
     try:
-        total, counts = import_file(store, profile, file)
+        result = import_file(store, profile, file, web=web_base(settings.prdigest_github_api_url))
     except RecordError as exc:
         raise UserError(str(exc)) from None
+    close(store.db)
+    counts = result.counts
+    if result.urls_rebuilt:
+        _say(
+            f"{result.urls_rebuilt} url(s) did not point at their own PR and were rebuilt from repo and "
+            f"number (the first at line {result.first_rebuilt_line})"
+        )
     click.echo(
-        f"imported {total} PRs: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
+        f"imported {result.total} PRs: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
         + (f", {counts.kept_richer} kept (richer data already cached)" if counts.kept_richer else "")
     )
 
@@ -339,12 +363,28 @@ def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
     """Re-run classification over the whole cache with the current profile (no network)."""
     settings = _settings()
     profile = _profile(settings)
-    store = _store(db or settings.prdigest_db)
+    store = _store(db or settings.prdigest_db, settings=settings)
     result = reclassify(store, profile, repo, workers=workers)
+    close(store.db)
     click.echo(
         f"reclassified {result.total} PRs with profile {profile.name} {profile.version}: "
         f"{result.changed} changed in {result.seconds:.1f}s ({result.workers} worker{'s' if result.workers > 1 else ''})"
     )
+
+
+@cli.command("backup")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--db", type=click.Path(path_type=Path), default=None, help="SQLite cache (default PRDIGEST_DB)."
+)
+def backup_(file: Path, db: Path | None) -> None:
+    """Write a consistent copy of the cache to FILE (a new file; safe while other commands write)."""
+    from storage.backup import backup
+
+    store = _store(db or _settings().prdigest_db)
+    result = backup(store.db, file)
+    store.db.close()
+    click.echo(f"backed up {result.prs} PRs to {result.path} ({result.size / 1_000_000:.1f} MB)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -367,6 +407,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except StoreUnavailable as exc:  # disk full, I/O error, a lock held too long: the cache is intact
+        click.echo(f"prdigest: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    except sqlite3.Error as exc:  # a failure no storage function translated (e.g. a read error)
+        click.echo(f"prdigest: the cache could not be used (SQLite: {exc})", err=True)
+        sys.exit(EXIT_FAILED)
     except (StoreError, ConfigError, ProfileError) as exc:
         click.echo(f"prdigest: {exc}", err=True)
         sys.exit(EXIT_USAGE)

@@ -22,8 +22,14 @@ class ConfigError(Exception):
 class Settings(BaseSettings):
     """Every knob prdigest reads. ``.env.example`` lists exactly these fields (a test checks)."""
 
+    # An empty value (``PRDIGEST_REPO=`` as `.env.example` ships it) means "the default", in the
+    # environment and in .env alike — not "the empty string".
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+        env_ignore_empty=True,
     )
 
     # cache and defaults
@@ -33,6 +39,9 @@ class Settings(BaseSettings):
     prdigest_profile: str = Field(default="vllm", description="bundled profile: vllm or generic")
     prdigest_timezone: str = Field(default="UTC", description="IANA zone for week boundaries")
     prdigest_lang: Literal["en", "zh"] = Field(default="en", description="answer language")
+    prdigest_lock_timeout: float = Field(
+        default=60.0, gt=0, le=86400, description="seconds a writer waits for another writer's lock"
+    )
 
     # GitHub
     github_token: SecretStr | None = None
@@ -110,6 +119,11 @@ def load_settings(**overrides: object) -> Settings:
     """Read settings, turning a validation error into one line naming the variable."""
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
+    except UnicodeDecodeError as exc:  # pydantic-settings reads .env as UTF-8
+        raise ConfigError(
+            f"{Path('.env').resolve()} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+            f"{exc.start}); save it as UTF-8"
+        ) from None
     except ValidationError as exc:
         err = exc.errors()[0]
         name = str(err["loc"][0]).upper() if err["loc"] else "setting"

@@ -237,6 +237,10 @@ class Deliverer:
                     permalink=earlier.permalink,
                 )
         reply = self.build(sub, due, now, why_stale=await self._refresh(sub.repo))
+        if (
+            reply is not None and not reply.ok
+        ):  # e.g. the repository is not in the cache: tell the admin, not the channel
+            return self._finish(sub, claim, "failed", now, reason=reply.title)
         if reply is None:
             return self._finish(
                 sub, claim, "skipped", now, reason="quiet week: nothing merged (quiet = silent)"

@@ -2,7 +2,7 @@
 
 GitHub leaves two shapes of PR on the main branch's first-parent line:
 
-* squash (and rebase) merges — subject ``Title (#123)``;
+* squash (and rebase) merges — subject ``Title (#123)`` (or ``Title(#123)``);
 * merge commits — subject ``Merge pull request #123 from owner/branch``, the PR title as the first
   body line.
 
@@ -17,20 +17,23 @@ skipped.
 
 from __future__ import annotations
 
+import os
 import queue
 import re
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
+from urllib.parse import urlsplit
 
 from classify.models import ChangeType, FileChange, PullRequest
 
-_SQUASH = re.compile(r"^(?P<title>.*\S)\s+\(#(?P<num>\d+)\)\s*$")
+# "Title (#123)", and "Title(#123)" as some squash subjects are written (…requirements(#8747))
+_SQUASH = re.compile(r"^(?P<title>.*\S)\s*\(#(?P<num>\d+)\)\s*$")
 _MERGE = re.compile(r"^Merge pull request #(?P<num>\d+) from (?P<head>\S+)")
 _TRAILER = re.compile(
     r"^[ \t]*(?:signed-off-by|co-authored-by)[ \t]*:.*(?:\n|$)", re.IGNORECASE | re.MULTILINE
@@ -66,6 +69,7 @@ class GitLogStats:
     skipped: int = 0
     duplicates: int = 0
     head: str = ""
+    last_pr_commit: str = ""  # the commit of the PR yielded last (where an interrupted walk resumes)
     skipped_subjects: list[str] = field(default_factory=list)
 
 
@@ -117,14 +121,79 @@ def is_ancestor(path: Path, older: str, newer: str) -> bool:
     return result.returncode == 0
 
 
-def origin_repo(path: Path) -> str | None:
-    """OWNER/NAME from a GitHub-style ``origin`` remote URL, if there is one."""
+def origin_url(path: Path) -> str | None:
+    """The URL of the clone's ``origin`` remote, if it has one."""
     try:
-        url = _run(path, "remote", "get-url", "origin")
+        return _run(path, "remote", "get-url", "origin") or None
     except GitError:
         return None
-    m = re.search(r"[:/]([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$", url)
-    return f"{m.group(1)}/{m.group(2)}" if m else None
+
+
+GITHUB_HOSTS = frozenset({"github.com", "www.github.com", "ssh.github.com"})
+_SCP_LIKE = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>.+)$")  # git@github.com:owner/name.git
+_NAME_PART = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def github_repo_of(url: str, hosts: frozenset[str] | set[str] = GITHUB_HOSTS) -> str | None:
+    """OWNER/NAME when ``url`` is a GitHub repository URL on one of ``hosts``, else None.
+
+    Accepts the forms git itself accepts for a remote: ``https://github.com/o/n(.git)``,
+    ``ssh://git@github.com/o/n.git``, ``git://…`` and scp-like ``git@github.com:o/n.git``. A local
+    path, or another host (a GitLab mirror, a file server), names no GitHub repository.
+    """
+    url = url.strip()
+    if "://" in url:
+        parts = urlsplit(url)
+        host, repo_path = (parts.hostname or "").lower(), parts.path
+    else:
+        m = _SCP_LIKE.match(url)
+        if m is None or "/" in m.group("host"):
+            return None
+        host, repo_path = m.group("host").lower(), m.group("path")
+    if host not in {h.lower() for h in hosts}:
+        return None
+    segments = repo_path.strip("/").removesuffix(".git").split("/")
+    if len(segments) != 2 or not all(_NAME_PART.match(s) for s in segments):
+        return None
+    return "/".join(segments)
+
+
+def origin_repo(path: Path, hosts: frozenset[str] | set[str] = GITHUB_HOSTS) -> str | None:
+    """OWNER/NAME from the clone's ``origin`` remote when it is a GitHub URL, else None."""
+    url = origin_url(path)
+    return github_repo_of(url, hosts) if url else None
+
+
+def pr_number(subject: str) -> int | None:
+    """The PR number a first-parent commit subject carries (squash or merge commit), if any."""
+    m = _MERGE.match(subject) or _SQUASH.match(subject)
+    return int(m.group("num")) if m else None
+
+
+def pr_numbers(path: Path, rev: str, exclude: str | None = None) -> set[int]:
+    """Numbers of the PR commits on ``rev``'s first-parent line (not below ``exclude``), from
+    their subjects alone: no diffs, so even a long history takes a fraction of a second."""
+    args = ["log", "--first-parent", "--format=%s", rev]
+    if exclude:
+        args.append(f"^{exclude}")
+    out = _run(path, *args, "--")
+    return {n for line in out.splitlines() if (n := pr_number(line.strip())) is not None and n > 0}
+
+
+def parent(path: Path, commit: str) -> str | None:
+    """The first parent of ``commit`` (None for a root commit)."""
+    try:
+        return _run(path, "rev-parse", "--verify", "-q", f"{commit}^1^{{commit}}") or None
+    except GitError:
+        return None
+
+
+def has_commit(path: Path, commit: str) -> bool:
+    try:
+        _run(path, "cat-file", "-e", f"{commit}^{{commit}}")
+    except GitError:
+        return False
+    return True
 
 
 def clean_body(text: str) -> str:
@@ -231,10 +300,16 @@ def _put(out: queue.Queue[bytes | None], item: bytes | None, stop: threading.Eve
 
 
 def _drain(stream: IO[bytes], out: queue.Queue[bytes | None], stop: threading.Event) -> None:
-    """Copy a pipe into a queue so git never waits for Python (they run on two cores)."""
+    """Copy a pipe into a queue so git never waits for Python (they run on two cores).
+
+    It reads the pipe's file descriptor directly, not the buffered file object: a daemon thread
+    still inside a buffered read when the interpreter exits holds that object's lock, and CPython
+    then aborts with "Fatal Python error: _enter_buffered_busy".
+    """
+    fd = stream.fileno()
     try:
         while not stop.is_set():
-            chunk = stream.read1(_CHUNK)  # type: ignore[attr-defined]
+            chunk = os.read(fd, _CHUNK)
             if not chunk:
                 break
             _put(out, chunk, stop)
@@ -299,6 +374,7 @@ def _records(path: Path, args: list[str]) -> Iterator[bytes]:
 
 @dataclass
 class _Commit:
+    sha: str
     parents: list[str]
     name: str
     email: str
@@ -313,9 +389,10 @@ def _commits(root: Path, args: list[str], stats: GitLogStats) -> Iterator[_Commi
         fields = head.decode("utf-8", "replace").split("\x1f", 5)
         if len(fields) < 6:
             continue
-        _sha, parents, name, email, committed, message = fields
+        sha, parents, name, email, committed, message = fields
         stats.commits += 1
         yield _Commit(
+            sha.strip(),
             parents.split(),
             name,
             email,
@@ -337,12 +414,15 @@ def iter_merged_prs(
     base_branch: str | None = None,
     stats: GitLogStats | None = None,
     group: int = 256,
-) -> Iterator[PullRequest]:
+    seen: set[int] | None = None,
+) -> Generator[PullRequest, None, None]:
     """Merged PRs on ``rev``'s first-parent line, newest first, each number once (the newest).
 
     ``exclude`` (a commit) limits the walk to commits after it (incremental imports); ``since`` and
-    ``until`` bound the merge (committer) time to [since, until). Commits are handled in groups of
-    ``group`` so the authors of merge commits' second parents are read with one git call per group.
+    ``until`` bound the merge (committer) time to [since, until). ``seen`` holds numbers already
+    taken from newer commits (a resumed walk); they are skipped like duplicates. Commits are handled
+    in groups of ``group`` so the authors of merge commits' second parents are read with one git
+    call per group. ``stats.last_pr_commit`` names the commit of each PR while it is yielded.
     """
     root = open_repo(path)
     stats = stats if stats is not None else GitLogStats()
@@ -371,7 +451,7 @@ def iter_merged_prs(
     if exclude:
         args.append(f"^{exclude}")
     args.append("--")
-    seen: set[int] = set()
+    seen = set(seen or ())
     pending: list[tuple[_Commit, int, str, str, str | None]] = []  # commit, number, title, body, head owner
 
     def flush() -> Iterator[PullRequest]:
@@ -387,6 +467,7 @@ def iter_merged_prs(
                 author = _merge_author(second, head_owner, owner, commit.name, commit.email)
             files = _parse_changes(commit.changes.split(b"\x00"))
             stats.prs += 1
+            stats.last_pr_commit = commit.sha
             yield PullRequest(
                 repo=repo,
                 number=number,

@@ -32,6 +32,7 @@ from bot import github_queries as queries
 from bot import gitlog
 from classify.models import Classification, PullRequest
 from storage import sync_state
+from storage.db import StoreError
 from storage.prs import PRStore, StoredPR, UpsertCounts, iso, parse_iso
 from storage.sync_state import SyncState
 
@@ -219,6 +220,11 @@ def sync_api(
         page_size[0] = max(MIN_PAGE, page_size[0] // 2)
         return {**variables, "first": page_size[0]}
 
+    def regrow() -> None:
+        # A gateway timeout is usually one heavy page, not a slower GitHub: after each page that
+        # arrived, double back towards the full size (a 502 used to cost every later page).
+        page_size[0] = min(queries.PAGE_SIZE, page_size[0] * 2)
+
     width: timedelta | None = None  # None: try the whole remaining range
     in_slice = 0  # results of the current slice already stored (progress display only)
     for _ in range(MAX_PAGES_PER_RUN):
@@ -252,6 +258,7 @@ def sync_api(
                 "only 1000 are reachable by search"
             )
         slice_end = s_end
+        regrow()
         gh.complete_files(client, repo, page.nodes)
         prs = [gh.pr_from_node(repo, n) for n in page.nodes if n.get("mergedAt")]
         items = [(pr, classifier(pr)) for pr in prs]
@@ -356,11 +363,71 @@ def on_demand_fetcher(
             raise RuntimeError(str(exc)) from exc
         except ValueError as exc:  # a bad PRDIGEST_GITHUB_API_URL
             raise RuntimeError(str(exc)) from exc
+        except StoreError as exc:  # the cache could not be written (full disk, lock held too long)
+            raise RuntimeError(str(exc)) from exc
 
     return fetch
 
 
 # -- git ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _GitWalk:
+    """One first-parent walk: commits of ``rev`` not below ``exclude``, skipping numbers in ``seen``.
+
+    ``head`` and ``base`` are the walk's ends as recorded in the progress row; ``rev`` differs from
+    ``head`` only when an interrupted walk resumes below its last stored PR.
+    """
+
+    head: str
+    base: str | None
+    rev: str
+    seen: frozenset[int] = frozenset()
+
+
+def _git_cursor(text: str | None) -> tuple[str, str | None, str | None] | None:
+    """(head, last stored PR commit, base) of a git progress row; a bare commit is a finished run."""
+    if not text:
+        return None
+    if not text.startswith("{"):
+        return text, None, None
+    try:
+        raw = json.loads(text)
+        return str(raw["head"]), str(raw["done"]), raw.get("base")
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _git_progress_text(head: str, done: str, base: str | None) -> str:
+    return json.dumps({"head": head, "done": done, "base": base}, sort_keys=True)
+
+
+def _plan_git_walks(root: Path, state: SyncState | None, report: SyncReport) -> list[_GitWalk]:
+    """What a plain ``sync --git`` (no --since/--until) must walk: the rest of an interrupted run
+    (from the parent of its last stored PR down to its base, skipping the numbers it already
+    took), then everything HEAD gained since the last finished run."""
+    head = gitlog.head_commit(root)
+    cursor = _git_cursor(state.cursor if state else None)
+    if cursor is None:
+        return [_GitWalk(head, None, head)]
+    last_head, done, base = cursor
+    usable = gitlog.has_commit(root, last_head) and gitlog.is_ancestor(root, last_head, head)
+    if done is not None and usable and gitlog.has_commit(root, done):
+        walks = []
+        below = gitlog.parent(root, done)
+        if below is not None:
+            taken = gitlog.pr_numbers(root, last_head, exclude=below)
+            walks.append(_GitWalk(last_head, base, below, frozenset(taken)))
+            report.notes.append(f"resumed the interrupted import below commit {done[:12]}")
+        if head != last_head:
+            walks.append(_GitWalk(head, last_head, head))
+        report.resumed = True
+        return walks
+    if usable and done is None:
+        report.resumed = True
+        return [_GitWalk(head, last_head, head)] if head != last_head else []
+    return [_GitWalk(head, None, head)]  # history was rewritten: walk it all again
 
 
 def sync_git(
@@ -377,45 +444,67 @@ def sync_git(
     now: datetime | None = None,
     report: SyncReport | None = None,
 ) -> SyncReport:
-    """Import merged PRs from a local clone's first-parent history (incremental after the first run)."""
+    """Import merged PRs from a local clone's first-parent history.
+
+    Without ``since``/``until`` the import is incremental and resumable: each batch is stored with
+    a progress row naming the walk and its last stored PR commit, so an interrupted run's successor
+    walks only what is left (then whatever HEAD gained), and ends with the rows of an uninterrupted run.
+    """
     db = store.db
     root = gitlog.open_repo(path)
     state = sync_state.get(db, repo, "git")
     report = report if report is not None else SyncReport(source="git", repo=repo)
     report.since, report.until = since, until
-    exclude = None
-    incremental = since is None and until is None and state is not None and state.cursor is not None
-    if incremental and state is not None and state.cursor and gitlog.is_ancestor(root, state.cursor, "HEAD"):
-        exclude = state.cursor
-        report.resumed = True
+    plain = since is None and until is None
+    if plain:
+        walks = _plan_git_walks(root, state, report)
+    else:
+        head = gitlog.head_commit(root)
+        walks = [_GitWalk(head, None, head)]
     stats = gitlog.GitLogStats()
     newest: datetime | None = state.watermark if state else None
     chunk: list[PullRequest] = []
 
-    def flush() -> None:
+    def flush(walk: _GitWalk, last_commit: str) -> None:
+        nonlocal newest
         if not chunk:
             return
         items = [(pr, classifier(pr)) for pr in chunk]
+        for pr in chunk:
+            if newest is None or pr.merged_at > newest:
+                newest = pr.merged_at
         with sync_state.transaction(db):
-            report.add(store.upsert(items, batch=max(batch, 1)))
+            counts = store.upsert(items, batch=max(batch, 1))
+            if plain:
+                cursor = _git_progress_text(walk.head, last_commit, walk.base)
+                sync_state.save(db, SyncState(repo, "git", newest, cursor, None, None), now=now)
+        report.add(counts)  # only once committed
         report.fetched += len(chunk)
         report.pages += 1
         message = f"git: {report.fetched} PRs imported (down to {iso(chunk[-1].merged_at)})"
         _emit(progress, Progress("batch", message, pages=report.pages, prs=report.fetched))
         chunk.clear()
 
-    walk = gitlog.iter_merged_prs(root, repo, exclude=exclude, since=since, until=until, web=web, stats=stats)
-    for pr in walk:
-        chunk.append(pr)
-        if newest is None or pr.merged_at > newest:
-            newest = pr.merged_at
-        if len(chunk) >= batch:
-            flush()
-    flush()
+    for walk in walks:
+        prs = gitlog.iter_merged_prs(
+            root, repo, rev=walk.rev, exclude=walk.base, since=since, until=until, web=web,
+            stats=stats, seen=set(walk.seen),
+        )  # fmt: skip
+        last_commit = ""
+        try:  # closing the walk stops git and its reader thread even when a write fails
+            for pr in prs:
+                chunk.append(pr)
+                last_commit = stats.last_pr_commit
+                if len(chunk) >= batch:
+                    flush(walk, last_commit)
+            flush(walk, last_commit)
+        finally:
+            prs.close()
     report.skipped = stats.skipped
     if until is None:
+        head = walks[-1].head if walks else gitlog.head_commit(root)
         with sync_state.transaction(db):
-            sync_state.save(db, SyncState(repo, "git", newest, stats.head, None, None), now=now)
+            sync_state.save(db, SyncState(repo, "git", newest, head, None, None), now=now)
     report.watermark = newest
     report.complete = True
     return report

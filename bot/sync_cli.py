@@ -1,7 +1,8 @@
 """``prdigest sync``: fill the cache from GitHub's GraphQL API or from a local clone.
 
-Exit codes: 0 done; 1 GitHub, network or git failed, or a rate limit outlasts ``--max-wait``
-(progress is kept; run again later); 2 bad input or configuration (one line on stderr, including
+Exit codes: 0 done; 1 GitHub, network or git failed, a rate limit outlasts ``--max-wait``, or the
+cache could not be written (disk full, another writer past PRDIGEST_LOCK_TIMEOUT; progress is kept;
+run again later); 2 bad input or configuration (one line on stderr, including
 a missing or rejected GITHUB_TOKEN); 130 interrupted (progress is kept). A closing summary line
 (fetched, new, updated, requests used, rate limit remaining) is printed on stdout in every case
 where the sync started.
@@ -14,6 +15,7 @@ import sys
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 import click
@@ -23,7 +25,7 @@ from bot import gitlog
 from bot.config import ConfigError, Settings, active_profile, load_settings
 from bot.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from bot.sync import Progress, SyncReport, classifier_for, finish_report, sync_api, sync_git
-from storage.db import StoreError, connect
+from storage.db import StoreError, StoreUnavailable, close, connect
 from storage.prs import PRStore
 
 DEFAULT_REPO = "vllm-project/vllm"
@@ -67,12 +69,19 @@ def parse_when(text: str, zone: ZoneInfo, *, option: str, end: bool = False) -> 
 
 
 def _repo(value: str | None, settings: Settings, git_root: Path | None) -> str:
-    repo = (
-        value
-        or settings.prdigest_repo
-        or (gitlog.origin_repo(git_root) if git_root else None)
-        or DEFAULT_REPO
-    )
+    repo = value or settings.prdigest_repo
+    if repo is None and git_root is not None:
+        # Only a GitHub URL names the repository: a clone of a local path or of another host would
+        # otherwise be filed under a made-up name, with links to the wrong PRs.
+        web_host = urlsplit(gh.web_base(settings.prdigest_github_api_url)).hostname or "github.com"
+        url = gitlog.origin_url(git_root)
+        repo = gitlog.github_repo_of(url, gitlog.GITHUB_HOSTS | {web_host}) if url else None
+        if repo is None:
+            origin = f"its origin remote {url!r} does not name" if url else "it has no origin remote naming"
+            raise UserError(
+                f"--git {git_root}: {origin} a GitHub repository; say which with --repo OWNER/NAME"
+            )
+    repo = repo or DEFAULT_REPO
     if not _REPO.match(repo):
         raise UserError(f"--repo {repo!r}: expected OWNER/NAME, e.g. vllm-project/vllm")
     return repo
@@ -157,7 +166,7 @@ def _fail(message: str, code: int) -> None:
     "--repo",
     default=None,
     metavar="OWNER/NAME",
-    help=f"Repository (default PRDIGEST_REPO; with --git the clone's origin; else {DEFAULT_REPO}).",
+    help=f"Repository (default PRDIGEST_REPO; with --git the clone's GitHub origin, else required; else {DEFAULT_REPO}).",
 )
 @click.option(
     "--since",
@@ -214,15 +223,38 @@ def sync(
         if git_root is None:
             _check_github_settings(settings)  # before the cache file is created
         profile = _load_profile(settings)
-        store = PRStore(connect(db or settings.prdigest_db, create=True))
+        store = PRStore(
+            connect(
+                db or settings.prdigest_db,
+                create=True,
+                lock_timeout=settings.prdigest_lock_timeout,
+                on_wait=lambda message: click.echo(f"sync: {message}", err=True),
+            )
+        )
+    except StoreUnavailable as exc:
+        _fail(str(exc), EXIT_FAILED)
+        return
     except (UserError, ConfigError, StoreError, gitlog.GitError) as exc:
         _fail(str(exc), EXIT_USAGE)
         return
     classifier = classifier_for(profile)
-    if git_root is not None:
-        _run_git(store, classifier, git_root, name, start, end, settings)
-    else:
-        _run_api(store, classifier, name, start, end, settings, wait)
+    failed = True
+    try:
+        if git_root is not None:
+            _run_git(store, classifier, git_root, name, start, end, settings)
+        else:
+            _run_api(store, classifier, name, start, end, settings, wait)
+        failed = False
+    finally:
+        try:  # leave the .db file complete on its own (the log folded in)
+            close(store.db, quietly=failed)
+        except StoreError as exc:
+            _fail(str(exc), EXIT_FAILED)
+
+
+def _store_failure(exc: StoreError) -> tuple[int, str]:
+    """Exit code and line for a cache that could not be written (progress so far is kept)."""
+    return (EXIT_FAILED if isinstance(exc, StoreUnavailable) else EXIT_USAGE), str(exc)
 
 
 def _check_github_settings(settings: Settings) -> None:
@@ -280,6 +312,8 @@ def _run_api(
             code, message = EXIT_FAILED, text
         except gh.GitHubError as exc:
             code, message = EXIT_FAILED, str(exc)
+        except StoreError as exc:
+            code, message = _store_failure(exc)
         except KeyboardInterrupt:
             code, message = (
                 EXIT_INTERRUPTED,
@@ -321,11 +355,15 @@ def _run_git(
             )
         except gitlog.GitError as exc:
             code, message = EXIT_FAILED, str(exc)
+        except StoreError as exc:
+            code, message = _store_failure(exc)
         except KeyboardInterrupt:
             code, message = (
                 EXIT_INTERRUPTED,
-                "interrupted; imported batches are kept, run the same command again",
+                "interrupted; imported batches are kept, run the same command again to continue",
             )
+    for note in report.notes:
+        click.echo(f"sync: {note}", err=True)
     click.echo(report.summary_line())
     if code:
         _fail(message, code)

@@ -114,7 +114,13 @@ def _breaking_words(text: str, low: str, where: str, compiled: Compiled, out: li
         clause_low = clause.lower()
         if compiled.breaking_ignore.search(clause, clause_low):
             continue
-        ev = f"{where}: {_quote(m.group(0))}"
+        quoted = m.group(0)
+        if text[m.end() : m.end() + 1] == ":":  # "BREAKING CHANGE: X no longer loads" — what breaks is X
+            rest = text[m.end() + 1 : m.end() + 1 + EVIDENCE_CHARS * 2]
+            stop = _CLAUSE_BREAK.search(rest.replace(":", " "))
+            said = (rest[: stop.start()] if stop else rest).strip()
+            quoted = said or quoted
+        ev = f"{where}: {_quote(quoted)}"
         if overlap is not None:
             out[overlap[2]] = ev
             seen[seen.index(overlap)] = (start, end, overlap[2])
@@ -125,6 +131,64 @@ def _breaking_words(text: str, low: str, where: str, compiled: Compiled, out: li
 
 def _group(m: re.Match[str], name: str) -> str | None:
     return m.group(name) if name in m.re.groupindex else None
+
+
+_REF_IN_TEXT = re.compile(r"(?:(?P<repo>[\w.-]+/[\w.-]+))?#(?P<num>\d+)")
+_REF_ONLY = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
+
+
+def _reverted(what: str, repo: str) -> str:
+    """What a revert undoes, as evidence: ``#123`` (or ``owner/name#123`` for another repository)
+    when a PR number is given, a commit as ``commit abc1234``, else the quoted subject."""
+    text = what.strip()
+    refs = list(_REF_IN_TEXT.finditer(text))
+    if refs:
+        m = refs[-1]  # "Revert "Fix X (#12) (#34)"": the outer subject's number is the last
+        other = m.group("repo")
+        return (
+            f"{other}#{m.group('num')}" if other and other.lower() != repo.lower() else f"#{m.group('num')}"
+        )
+    if text.lower().startswith("commit "):
+        return text
+    return shorten(text, EVIDENCE_CHARS)
+
+
+def _prefer_numbers(evidence: list[str]) -> list[str]:
+    """A PR number or commit says exactly what was reverted; a quoted subject only without one."""
+    exact = [e for e in evidence if e.startswith(("#", "commit ")) or _REF_ONLY.match(e)]
+    return list(dict.fromkeys(exact)) if exact else evidence[:1]
+
+
+def _packages(c: Compiled, text: str, low: str) -> dict[str, tuple[str | None, str | None]]:
+    """Package names and (old, new) versions named in ``text`` ("bump xgrammar from 0.1 to 0.2")."""
+    out: dict[str, tuple[str | None, str | None]] = {}
+    if not text or not c.dependency_patterns.possible(low):
+        return out
+    for m in c.dependency_patterns.finditer(text, low):
+        name = (_group(m, "name") or "").strip(".,;:")
+        new = _group(m, "new")
+        if name and new:
+            _merge_package(out, name, (_group(m, "old"), new))
+        if len(out) >= MAX_EVIDENCE_WORDS:
+            break
+    return out
+
+
+def _merge_package(
+    packages: dict[str, tuple[str | None, str | None]], name: str, version: tuple[str | None, str | None]
+) -> None:
+    """Add a package, or fill in the versions an earlier mention of it left out."""
+    key = next((k for k in packages if k.lower() == name.lower()), None)
+    if key is None:
+        packages[name] = version
+        return
+    old, new = packages[key]
+    packages[key] = (old or version[0], new or version[1])
+
+
+def _package_text(name: str, version: tuple[str | None, str | None]) -> str:
+    old, new = version
+    return f"{name} {old} → {new}" if old else f"{name} → {new}"
 
 
 def classify(pr: PullRequest, profile: Profile) -> Classification:
@@ -189,12 +253,13 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
     if fl.revert.enabled:
         m = c.revert_title.search(parsed.after_tags, parsed.after_tags.lower())
         if m:
-            revert.append(shorten((_group(m, "what") or m.group(0)).strip(), EVIDENCE_CHARS))
+            revert.append(_reverted(_group(m, "what") or m.group(0), pr.repo))
         if cleaned and c.revert_body.possible(cleaned_low):
             for gated in c.revert_body:
                 m = gated.search(cleaned, cleaned_low)
                 if m:
-                    _add(revert, shorten((_group(m, "what") or m.group(0)).strip(), EVIDENCE_CHARS))
+                    _add(revert, _reverted(_group(m, "what") or m.group(0), pr.repo))
+        revert = _prefer_numbers(revert)
 
     # -- modules ----------------------------------------------------------------------------------
     modules: list[str] = tag_modules
@@ -282,19 +347,23 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
         if cleaned:
             _breaking_words(cleaned, cleaned_low, "body", c, breaking)
         if breaking:
-            flags.append(_flag("breaking", breaking[:MAX_EVIDENCE_WORDS]))
+            # labels, tags and the description's words first: a title quote only repeats the title
+            ordered = [e for e in breaking if not e.startswith("title: ")] + [
+                e for e in breaking if e.startswith("title: ")
+            ]
+            flags.append(_flag("breaking", ordered[:MAX_EVIDENCE_WORDS]))
 
     if fl.dependency.enabled:
-        dep_ev = _capped(files.matching(c.dependency_set), fl.dependency.max_evidence)
-        m = c.dependency_patterns.search(title, title_low)
-        if m:
-            dep, old, new = _group(m, "name"), _group(m, "old"), _group(m, "new")
-            if dep and new:
-                dep_ev.append(f"{dep} {old} → {new}" if old else f"{dep} → {new}")
-            else:
-                dep_ev.append(_quote(m.group(0)))
-        if dep_ev:
-            flags.append(_flag("dependency", dep_ev))
+        dep_files = files.matching(c.dependency_set)
+        packages = _packages(c, title, title_low)
+        if packages or dep_files:
+            # the description often says what the title leaves out ("from 0.1.29 to 0.2.0")
+            for name, version in _packages(c, cleaned[:MAX_BODY_CHARS], cleaned_low[:MAX_BODY_CHARS]).items():
+                if name.lower() in {n.lower() for n in packages} or not packages:
+                    _merge_package(packages, name, version)
+            # the packages and versions are what matters; files only when no package is named
+            dep_ev = [_package_text(n, v) for n, v in packages.items()][: fl.dependency.max_evidence]
+            flags.append(_flag("dependency", dep_ev or _capped(dep_files, fl.dependency.max_evidence)))
 
     adds, dels = pr.additions, pr.deletions
     if adds + dels == 0 and files.total:

@@ -3,23 +3,31 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from commands.locale import flag_label, t
-from commands.model import PRRef
+from commands.model import Paragraph, PRRef
 from storage.prs import StoredPR
+
+if TYPE_CHECKING:
+    from commands.registry import Context
 
 
 def pr_ref(item: StoredPR) -> PRRef:
     return PRRef(number=item.pr.number, title=item.pr.title, url=item.pr.url, author=item.pr.author)
 
 
-def pr_tags(item: StoredPR, lang: str, *, key: bool, modules: bool = True) -> list[str]:
-    """Short tags shown next to a PR: key marker, flags, modules (in that order)."""
+def pr_tags(
+    item: StoredPR, lang: str, *, key: bool, modules: bool = True, label: Callable[[str], str] | None = None
+) -> list[str]:
+    """Short tags shown next to a PR: key marker, flags, modules (in that order; modules by their
+    label in ``lang`` when ``label`` is given)."""
     tags = [t(lang, "tag.key")] if key else []
     tags += [flag_label(lang, kind) for kind in item.cls.flag_kinds]
     if modules:
-        tags += item.cls.modules[:3]
+        tags += [label(m) if label else m for m in item.cls.modules[:3]]
     return tags
 
 
@@ -44,3 +52,29 @@ def select_key(items: Sequence[StoredPR], share: float, min_score: float = 0.0) 
     """The period's key PRs (see ``key_numbers``)."""
     triples = ((s.pr.number, s.cls.score, s.pr.additions + s.pr.deletions) for s in items)
     return set(key_numbers(triples, share, min_score))
+
+
+def stale_profile_note(
+    classified: dict[tuple[str, str], int], active: tuple[str, str], lang: str
+) -> Paragraph | None:
+    """A note when PRs were classified by another profile (or version) than the active one."""
+    other = {k: n for k, n in classified.items() if k != active}
+    if not other:
+        return None
+    (name, version), n = max(other.items(), key=lambda kv: kv[1])
+    return Paragraph(
+        text=t(
+            lang,
+            "note.stale_profile",
+            n=n,
+            old=f"{name or '?'} {version or '?'}",
+            new=f"{active[0]} {active[1]}",
+        )
+    )
+
+
+def profile_note(ctx: Context, repo: str, start: datetime, end: datetime, lang: str) -> Paragraph | None:
+    """Says so when the period's PRs were classified by another profile than the active one,
+    and how to fix it (``prdigest reclassify``): flags and scores would otherwise mislead."""
+    classified = ctx.store.profiles_between(repo, start, end)
+    return stale_profile_note(classified, (ctx.profile.name, ctx.profile.version), lang)

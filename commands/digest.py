@@ -5,7 +5,9 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from commands import params as P
+from commands.common import profile_note
 from commands.locale import t
+from commands.locale.words import join_list, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
 from commands.period import Period, week_of
 from commands.registry import Context, command
@@ -38,15 +40,43 @@ def run(
     flt = TagFilter(tuple(modules), match, tuple(flags))
     stats = gather(ctx.store, ctx.profile, repo, period, flt)
     reply = compose(stats, ctx.profile, inv.lang)
-    if stats.prs:
-        return reply
-    notes: list[Block] = [Paragraph(text=t(inv.lang, "digest.empty", period=period.label))]
+    note = profile_note(ctx, repo, period.start, period.end, inv.lang)
+    if not stats.prs:
+        reply.blocks = _empty(ctx, inv, repo, period, stats.merged_overall, modules)
+        reply.sections = []
+    if note is not None:
+        reply.blocks.insert(0, note)
+        reply.data["profile_note"] = note.text
+    return reply
+
+
+def _empty(
+    ctx: Context, inv: Invocation, repo: str, period: Period, overall: int | None, modules: list[str]
+) -> list[Block]:
+    """What an empty digest says: nothing in the filtered modules (and what there is), or
+    nothing at all in the period (and where the cache's data is)."""
+    lang = inv.lang
+    if modules and overall:
+        names = ", ".join(ctx.profile.module_label(m, lang) for m in modules)
+        text = tn(lang, "digest.empty_filter", overall, modules=names, period=period.label, overall=overall)
+        blocks: list[Block] = [Paragraph(text=text)]
+        present = ctx.store.tag_counts(repo, "module", period.start, period.end)
+        top = sorted(present, key=lambda m: (-present[m], m))[:6]
+        if top:
+            word = period.label if period.kind in ("iso-week", "range") else "week"
+            listed = join_list([t(lang, "digest.module_count", module=m, n=present[m]) for m in top], lang)
+            blocks.append(
+                Paragraph(
+                    text=t(
+                        lang, "digest.empty_modules", period=period.label, modules=listed, period_word=word
+                    )
+                )
+            )
+        return blocks
+    blocks = [Paragraph(text=t(lang, "digest.empty", period=period.label))]
     span = ctx.store.merged_range(repo)
     if span is not None:
         hint = week_of(span[1], ZoneInfo(inv.timezone)).label
-        notes.append(
-            Paragraph(
-                text=t(inv.lang, "digest.empty_range", first=span[0].date(), last=span[1].date(), hint=hint)
-            )
-        )
-    return reply.model_copy(update={"blocks": notes, "sections": []})
+        first, last = span[0].date(), span[1].date()
+        blocks.append(Paragraph(text=t(lang, "digest.empty_range", first=first, last=last, hint=hint)))
+    return blocks

@@ -33,11 +33,15 @@ class Period:
         return self.end - self.start
 
     def previous(self, n: int) -> list[Period]:
-        """The ``n`` windows of the same length right before this one, nearest first."""
+        """The ``n`` windows of the same length right before this one, nearest first (fewer when
+        they would start before year 1)."""
         out = []
         for k in range(1, n + 1):
             shift = self.length * k
-            out.append(Period(self.start - shift, self.end - shift, f"-{k}", "previous"))
+            try:
+                out.append(Period(self.start - shift, self.end - shift, f"-{k}", "previous"))
+            except OverflowError:
+                break
         return out
 
     def as_dict(self) -> dict[str, str]:
@@ -61,7 +65,7 @@ def iso_week(year: int, week: int, zone: ZoneInfo) -> Period:
     return Period(
         _local_midnight(monday, zone),
         _local_midnight(monday + timedelta(days=7), zone),
-        f"{year}-W{week:02d}",
+        f"{year:04d}-W{week:02d}",
         "iso-week",
     )
 
@@ -85,6 +89,13 @@ def is_period(word: str) -> bool:
 
 def parse_period(text: str | None, now: datetime, timezone: str = "UTC") -> Period:
     """Parse a period word; raises UsageError naming what is accepted."""
+    try:
+        return _parse_period(text, now, timezone)
+    except OverflowError:  # a week or range at the very edge of the calendar (9999-W52 ends in 10000)
+        raise UsageError("error.calendar", word=repr((text or "")[:40])) from None
+
+
+def _parse_period(text: str | None, now: datetime, timezone: str) -> Period:
     zone = ZoneInfo(timezone)
     word = (text or "week").strip().lower()
     if word == "week":

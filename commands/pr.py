@@ -5,8 +5,10 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from commands import params as P
-from commands.common import key_numbers, pr_ref, pr_tags
+from commands.common import key_numbers, pr_ref, pr_tags, stale_profile_note
 from commands.locale import flag_label, t
+from commands.locale.effects import effect_text
+from commands.locale.evidence import evidence_text, score_reason
 from commands.model import (
     Block,
     Bullet,
@@ -30,7 +32,7 @@ from commands.registry import Context, command
     examples=("pr 42121", "pr https://github.com/vllm-project/vllm/pull/42121"),
 )
 def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
-    repo = number.repo or ctx.resolve_repo(inv)
+    repo = number.repo or ctx.resolve_repo(inv, cached=False)
     lang = inv.lang
     item = ctx.store.get(repo, number.number)
     if item is None:
@@ -63,10 +65,14 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
     if cls.gist:
         blocks.append(Paragraph(text=cls.gist))
     facts = [
-        (t(lang, "pr.modules"), ", ".join(ctx.profile.module_label(m, lang) for m in cls.modules) or "—")
+        (
+            t(lang, "pr.modules"),
+            ("、" if lang == "zh" else ", ").join(ctx.profile.module_label(m, lang) for m in cls.modules)
+            or "—",
+        )
     ]
     if pr.labels:
-        facts.append((t(lang, "pr.labels"), ", ".join(pr.labels)))
+        facts.append((t(lang, "pr.labels"), ("、" if lang == "zh" else ", ").join(pr.labels)))
     facts.append(
         (
             t(lang, "pr.score", score=f"{cls.score:g}", rank=f"#{rank}/{len(peers)}"),
@@ -76,19 +82,43 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
     blocks.append(Facts(items=facts))
     blocks.append(Heading(text=t(lang, "pr.flags"), level=3))
     if cls.flags:
-        blocks.append(
-            BulletList(
-                items=[Bullet(text=f"{flag_label(lang, f.kind)}: {'; '.join(f.evidence)}") for f in cls.flags]
-            )
-        )
+        items = []
+        for f in cls.flags:
+            shown = evidence_text(f.kind, f.evidence, lang, pr.title)
+            sep = "：" if lang == "zh" else ": "
+            items.append(Bullet(text=flag_label(lang, f.kind) + (sep + shown if shown else "")))
+        blocks.append(BulletList(items=items))
     else:
         blocks.append(Paragraph(text=t(lang, "pr.no_flags")))
     if cls.breakdown:
-        blocks.append(BulletList(items=[Bullet(text=f"{p.points:+g}  {p.reason}") for p in cls.breakdown]))
+        profile = ctx.profile
+
+        def kind_label(kind: str) -> str:
+            return profile.kind_label(kind, lang)
+
+        def module_label(module: str) -> str:
+            return profile.module_label(module, lang)
+
+        reasons = [score_reason(p.reason, lang, kind_label, module_label) for p in cls.breakdown]
+        blocks.append(Heading(text=t(lang, "pr.breakdown"), level=3))
+        blocks.append(
+            BulletList(
+                items=[
+                    Bullet(text=f"{p.points:+g}  {r}") for p, r in zip(cls.breakdown, reasons, strict=True)
+                ]
+            )
+        )
     if cls.highlights:
         blocks.append(Heading(text=t(lang, "pr.highlights"), level=3))
-        blocks.append(BulletList(items=[Bullet(text=h) for h in cls.highlights]))
+        blocks.append(BulletList(items=[Bullet(text=effect_text(h, lang)) for h in cls.highlights]))
     blocks.append(Paragraph(text=t(lang, "pr.profile", profile=cls.profile, version=cls.profile_version)))
+    note = stale_profile_note(
+        {(cls.profile, cls.profile_version): 1}, (ctx.profile.name, ctx.profile.version), lang
+    )
+    if note is not None:
+        blocks.append(
+            Paragraph(text=t(lang, "pr.stale_profile", new=f"{ctx.profile.name} {ctx.profile.version}"))
+        )
 
     data = {
         "repo": repo,

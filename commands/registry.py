@@ -29,11 +29,23 @@ class Context:
     store: PRStore
     profile: Profile
 
-    def resolve_repo(self, inv: Invocation) -> str:
-        """The repository to answer about: the invocation's, else the only one in the cache."""
-        if inv.repo:
-            return inv.repo
+    def resolve_repo(self, inv: Invocation, *, cached: bool = True) -> str:
+        """The repository to answer about: the invocation's, else the only one in the cache.
+
+        With ``cached`` (every command but ``pr``, which may fetch a PR on demand) a repository the
+        cache does not hold is refused, naming the ones it holds: an empty report about a
+        misspelt name would read as "nothing happened there".
+        """
         repos = self.store.repos()
+        if inv.repo:
+            if not cached:
+                return inv.repo
+            same = [r for r in repos if r.lower() == inv.repo.lower()]
+            if same:
+                return same[0]
+            if not repos:
+                raise UsageError("error.repo_not_cached_empty", repo=inv.repo[:100])
+            raise UsageError("error.repo_not_cached", repo=inv.repo[:100], repos=", ".join(repos))
         if len(repos) == 1:
             return repos[0]
         if not repos:

@@ -24,13 +24,20 @@ from commands.model import (
 from commands.render_text import clean
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
-_LEADING = re.compile(r"^([#+\->=]|\d+\.)")
+_LEADING_MARK = re.compile(r"^([#+\-=])(?=\s|$)")
+_LEADING_NUMBER = re.compile(r"^(\d+)([.)])(?=\s|$)")
 
 
 def escape(text: str) -> str:
-    """Inline-safe text: no emphasis, code, links, HTML, table cells or @-mentions can form."""
+    """Inline-safe text: no emphasis, code, links, HTML, table cells or @-mentions can form.
+
+    A line may not start a heading, list or setext underline either: a leading "#", "-", "+"
+    or "=" before a space is backslash-escaped, and so is the dot (not the digits) of "1. " —
+    "\\1." would show its backslash, and "28.2" or "-45%" are no list items to escape.
+    """
     out = _SPECIAL.sub(r"\\\1", clean(text)).replace("@", "&#64;")
-    return _LEADING.sub(r"\\\1", out)
+    out = _LEADING_MARK.sub(r"\\\1", out)
+    return _LEADING_NUMBER.sub(r"\1\\\2", out)
 
 
 def _link(pr: PRRef) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from classify.models import FLAG_KINDS
 from commands import params as P
-from commands.common import pr_ref, pr_tags
+from commands.common import pr_ref, pr_tags, profile_note
 from commands.locale import flag_label, t
+from commands.locale.evidence import evidence_text
 from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply
 from commands.period import Period
 from commands.registry import Context, command
@@ -16,10 +17,20 @@ OVERVIEW_LISTED = 20  # PRs shown per kind by `risks all`, an overview that poin
 
 
 def _evidence(item: StoredPR, kind: str) -> list[str]:
+    """The stored evidence (JSON: stable, as the classifier wrote it)."""
     if kind == "all":
         return [f"{f.kind}: {'; '.join(f.evidence)}" for f in item.cls.flags]
     flag = item.cls.flag(kind)  # type: ignore[arg-type]
     return list(flag.evidence) if flag else []
+
+
+def _shown(item: StoredPR, kind: str, lang: str) -> list[str]:
+    """The evidence as a reader sees it: translated, nothing that only repeats the title."""
+    flag = item.cls.flag(kind)  # type: ignore[arg-type]
+    if flag is None:
+        return []
+    text = evidence_text(kind, flag.evidence, lang, item.pr.title)
+    return [text] if text else []
 
 
 @command(
@@ -37,6 +48,10 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
     items = ctx.store.flagged_between(repo, period.start, period.end, None if kind == "all" else kind)
 
     kind_text = t(lang, "risks.all") if kind == "all" else flag_label(lang, kind)
+
+    def label(module: str) -> str:
+        return ctx.profile.module_label(module, lang)
+
     blocks: list[Block] = []
     if not items:
         blocks.append(Paragraph(text=t(lang, "risks.none", kind=kind_text, period=period.label)))
@@ -50,9 +65,13 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
         limit = OVERVIEW_LISTED if kind == "all" else MAX_LISTED
         for group in (k for k in FLAG_KINDS if k in groups):
             members = groups[group]
-            blocks.append(Heading(text=f"{flag_label(lang, group)} ({len(members)})", level=3))
+            blocks.append(
+                Heading(text=t(lang, "risks.group", kind=flag_label(lang, group), n=len(members)), level=3)
+            )
             blocks.extend(
-                PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=_evidence(s, group))
+                PRItem(
+                    pr=pr_ref(s), tags=pr_tags(s, lang, key=False, label=label), lines=_shown(s, group, lang)
+                )
                 for s in members[:limit]
             )
             hidden = len(members) - limit
@@ -77,5 +96,9 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
             for s in items
         ],
     }
+    note = profile_note(ctx, repo, period.start, period.end, lang)
+    if note is not None:
+        blocks.insert(0, note)
+        data["profile_note"] = note.text
     title = t(lang, "risks.title", kind=kind_text, repo=repo, period=period.label)
     return Reply(command="risks", title=title, blocks=blocks, data=data)

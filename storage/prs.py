@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart
 from classify.text import search_text
+from storage.db import write_transaction
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
 SOURCE_RANK = {"git": 0, "import": 1, "api": 2}
@@ -385,7 +386,7 @@ class PRStore:
     def _upsert_chunk(self, chunk: Sequence[tuple[PullRequest, Classification]]) -> UpsertCounts:
         counts = UpsertCounts()
         conn = self.db.conn
-        with self.db.atomic():
+        with write_transaction(self.db):
             for pr, cls in chunk:
                 row = _pr_row(pr)
                 row["content_hash"] = _hash(row)
@@ -429,7 +430,7 @@ class PRStore:
         """
         changed = 0
         conn = self.db.conn
-        with self.db.atomic():
+        with write_transaction(self.db):
             for item in items:
                 cur = conn.execute(
                     "UPDATE prs SET modules = ?, kind = ?, flags = ?, score = ?, breakdown = ?, highlights = ?, "
@@ -467,6 +468,11 @@ class PRStore:
         lo, hi = parse_iso(row[0]), parse_iso(row[1])
         assert lo is not None and hi is not None
         return lo, hi
+
+    def first_merged(self, repo: str) -> datetime | None:
+        """When the cache's first PR of ``repo`` was merged (one index seek, unlike ``merged_range``)."""
+        row = self.db.execute("SELECT min(merged_at) FROM prs WHERE repo = ?", (repo,)).fetchone()
+        return parse_iso(row[0]) if row and row[0] is not None else None
 
     def get(self, repo: str, number: int) -> StoredPR | None:
         cur = self.db.execute(
@@ -584,6 +590,15 @@ class PRStore:
                     if s <= merged < e:
                         out[i].append(item)
         return out
+
+    def profiles_between(self, repo: str, start: datetime, end: datetime) -> dict[tuple[str, str], int]:
+        """How many PRs merged in [start, end) each (profile, version) classified."""
+        rows = self.db.execute(
+            "SELECT profile, profile_version, count(*) FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
+            "GROUP BY profile, profile_version",
+            (repo, iso(start), iso(end)),
+        ).fetchall()
+        return {(str(p), str(v)): int(n) for p, v, n in rows}
 
     def merged_count(self, repo: str, start: datetime, end: datetime) -> int:
         row = self.db.execute(

@@ -11,14 +11,13 @@ idle); ``cursor`` — where that run stands (opaque text owned by the sync, e.g.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import sqlite_utils
 
+from storage.db import write_transaction
 from storage.prs import iso, parse_iso
 
 
@@ -76,24 +75,8 @@ def save(db: sqlite_utils.Database, state: SyncState, *, now: datetime | None = 
     )
 
 
-@contextmanager
-def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
-    """One write transaction taken with BEGIN IMMEDIATE (no SQLITE_BUSY on lock upgrade).
-
-    ``PRStore.upsert`` nests inside it as a savepoint, so PRs and progress commit together or not
-    at all.
-    """
-    conn: sqlite3.Connection = db.conn
-    if conn.in_transaction:
-        with db.atomic():
-            yield db
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield db
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    else:
-        conn.execute("COMMIT")
+def transaction(db: sqlite_utils.Database) -> AbstractContextManager[sqlite_utils.Database]:
+    """One write transaction (``storage.db.write_transaction``: BEGIN IMMEDIATE, waiting for other
+    writers). ``PRStore.upsert`` nests inside it as a savepoint, so PRs and progress commit together
+    or not at all."""
+    return write_transaction(db)

@@ -1,97 +1,142 @@
-"""Assemble the digest Reply: one section per heading of the team's weekly report."""
+"""Assemble the digest Reply: one section per heading of the team's weekly report.
+
+Rules the text keeps, so a team lead can post it unedited:
+- every number in a sentence is one of the numbers in the tables and in ``Reply.data`` (the
+  same value, formatted once here), and says what it counts;
+- "mostly in X, Y" is computed from the same module counts as the module table, and shows them;
+- nothing is said twice: the summary counts are the comparison table's first column, highlights
+  appear once (with their PR in the quick view or a theme), the details are one command away
+  (``risks KIND``, ``pr N``, ``digest PERIOD MODULE``);
+- everything prdigest writes is in the reader's language; PR titles stay as written.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from classify.models import FLAG_KINDS
+from classify.models import FLAG_KINDS, FlagKind
 from classify.rules import Profile
 from commands.common import pr_ref
-from commands.locale import flag_label, t
-from commands.model import Block, Bullet, BulletList, Facts, Heading, Paragraph, PRItem, Reply, Section, Table
-from commands.report.recommend import LabelFn, recommendations, top_modules
-from commands.report.stats import DigestStats, rank_key
+from commands.locale import flag_label, t, zh_spacing
+from commands.locale.effects import effect_text
+from commands.locale.evidence import evidence_items
+from commands.locale.words import avg_text, change_words, count, join_list, tn
+from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply, Section, Table
+from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
+from commands.report.recommend import LabelFn, recommendations
+from commands.report.stats import DigestStats, module_tally, rank_key
 from commands.report.themes import Theme, clean_title, find_themes
-from commands.report.trends import MAX_ROWS, module_trends, movers
+from commands.report.trends import Trend, module_trends, movers
 from storage.prs import StoredPR
 
 QUICKVIEW = 8
-SUMMARY_HIGHLIGHTS = 3
-RISK_LIST = 6
-SUMMARY_COUNTS = ("merged", "key", "core-path", "missing-tests", "breaking")
+THEME_ITEMS = 3  # PRs listed under a theme (two when the theme has a one-sentence summary)
+RISK_PRS = 5  # PRs linked from one risk line
+RISK_NAMED = 3  # breaking changes named with their evidence in the risk section
+TOP_MODULES = 3  # modules named in "mostly in …"
+TABLE_ROWS = 5  # modules in the trends table
+GIST_CHARS = 160
+QUOTE_CHARS = 70  # a description quoted as the evidence of a breaking change in the risk section
+COMPARE_ROWS: tuple[str, ...] = ("merged", "core-path", "missing-tests", "breaking")
+SUMMARY_FLAGS: tuple[FlagKind, ...] = ("core-path", "missing-tests", "breaking")
 
 
-def _delta(now: int, avg: float) -> str:
-    if avg == 0:
-        return "n/a"
-    return f"{round((now - avg) / avg * 100):+d}%"
+def _tags(s: StoredPR, stats: DigestStats, lang: str) -> str:
+    tags = ([t(lang, "tag.key")] if s.pr.number in stats.key else []) + [
+        flag_label(lang, k) for k in s.cls.flag_kinds if k in SUMMARY_FLAGS
+    ]
+    if not tags:
+        return ""
+    return f"（{'、'.join(tags)}）" if lang == "zh" else f" [{' · '.join(tags)}]"
 
 
 def _entry(s: StoredPR, stats: DigestStats, lang: str) -> Bullet:
-    """A theme line: clean title, first highlight, tags — and the PR link."""
+    """A theme line: clean title, its first measured effect, tags — and the PR link."""
     text = clean_title(s.pr.title)
     if s.cls.highlights:
-        text += f" — {s.cls.highlights[0]}"
-    tags = ([t(lang, "tag.key")] if s.pr.number in stats.key else []) + [
-        flag_label(lang, k) for k in s.cls.flag_kinds if k in ("core-path", "missing-tests", "breaking")
-    ]
-    if tags:
-        text += f" [{' · '.join(tags)}]"
-    return Bullet(text=text, prs=[pr_ref(s)])
+        text += t(lang, "punct.dash") + effect_text(s.cls.highlights[0], lang)
+    return Bullet(text=text + _tags(s, stats, lang), prs=[pr_ref(s)])
+
+
+# -- executive summary --------------------------------------------------------------------------
+
+
+def _averages(stats: DigestStats) -> dict[str, float | None]:
+    return {k: stats.previous_avg(k) for k in ("merged", *FLAG_KINDS)}
 
 
 def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
-    gap = "" if lang == "zh" else " "  # Chinese sentences are not separated by spaces
     c = stats.counts
-    avg_merged = stats.previous_avg("merged")
-    sep = "、" if lang == "zh" else ", "
-    text = t(
-        lang,
-        "digest.summary_text",
-        merged=c["merged"],
-        delta=_delta(c["merged"], avg_merged),
-        avg=f"{avg_merged:.0f}",
-        key=c["key"],
-    )
-    if themes:
+    gap = "" if lang == "zh" else " "  # Chinese sentences are not separated by spaces
+    unit_word = unit(stats, lang)
+    avg = stats.previous_avg("merged")
+    text = t(lang, "digest.summary_merged", merged=count(c["merged"], lang), unit=unit_word)
+    if avg is not None:
+        text += t(
+            lang,
+            "digest.summary_vs",
+            change=change_words(c["merged"], avg, lang),
+            average=average_phrase(stats, lang),
+            avg=avg_text(avg),
+            unit=unit_word,
+        )
+    text += tn(lang, "digest.summary_key", c["key"])
+    if stats.merged_overall is not None:
         text += gap + t(
             lang,
-            "digest.summary_themes",
-            themes=sep.join(th.title if th.kind == "burst" else label(th.key) for th in themes[:5]),
+            "digest.summary_filter",
+            modules=join_list(
+                [label(m) for m in stats.modules_filter] + [flag_label(lang, k) for k in stats.filter.flags],
+                lang,
+            ),
+            overall=stats.merged_overall,
+            unit=unit_word,
         )
+    if themes:
+        names = join_list([_theme_name(th, label) for th in themes[:5]], lang)
+        text += gap + t(lang, "digest.summary_themes", themes=names)
     text += gap + t(
-        lang, "digest.summary_risks", core=c["core-path"], tests=c["missing-tests"], breaking=c["breaking"]
+        lang,
+        "digest.summary_risks",
+        core=tn(lang, "digest.sum_core", c["core-path"]),
+        tests=tn(lang, "digest.sum_tests", c["missing-tests"]),
+        breaking=tn(lang, "digest.sum_breaking", c["breaking"]),
     )
-    warnings = []
-    for kind in ("core-path", "missing-tests", "breaking"):
-        avg = stats.previous_avg(kind)
-        if c[kind] > max(1.2 * avg, avg + 2):
-            warnings.append(
-                t(lang, "digest.warning_high", what=flag_label(lang, kind), now=c[kind], avg=f"{avg:.0f}")
+    above = []
+    for kind in SUMMARY_FLAGS:
+        kind_avg = stats.previous_avg(kind)
+        if kind_avg is not None and c[kind] > max(1.2 * kind_avg, kind_avg + 2):
+            what = flag_label(lang, kind)
+            average = average_phrase(stats, lang)
+            above.append(
+                t(
+                    lang,
+                    "digest.warning_item",
+                    what=what,
+                    now=c[kind],
+                    avg=avg_text(kind_avg),
+                    average=average,
+                )
             )
+    if above:  # in the same paragraph: it warns about the counts just stated
+        items = ("；" if lang == "zh" else "; ").join(above)
+        text += gap + t(lang, "digest.warning_high", average=average_phrase(stats, lang), items=items)
     blocks: list[Block] = [Paragraph(text=text)]
-    blocks.append(Paragraph(text=gap.join(warnings) if warnings else t(lang, "digest.warning_ok")))
-    blocks.append(Facts(items=[(_count_label(k, lang), str(c[k])) for k in SUMMARY_COUNTS]))
-    highlighted = [s for s in sorted(stats.prs, key=rank_key) if s.cls.highlights][:SUMMARY_HIGHLIGHTS]
-    if highlighted:
-        blocks.append(
-            BulletList(
-                items=[
-                    Bullet(text=f"{clean_title(s.pr.title)} — {s.cls.highlights[0]}", prs=[pr_ref(s)])
-                    for s in highlighted
-                ]
-            )
-        )
-    if stats.previous:
-        columns = [t(lang, "digest.col_week"), t(lang, "digest.col_now")] + [
-            w.period.start.strftime("%m-%d") for w in stats.previous
-        ]
-        rows = [
-            [_count_label(k, lang), str(c[k])] + [str(pc[k]) for pc in stats.previous_counts]
-            for k in ("merged", "core-path", "missing-tests", "breaking", "dependency")
-        ]
-        blocks.append(Heading(text=t(lang, "digest.compare"), level=3))
+    if stats.compared:
+        blocks.append(Heading(text=compare_heading(stats, lang), level=3))
+        columns = [t(lang, "digest.col_count"), t(lang, "digest.col_now", unit=unit_word)]
+        columns += [w.period.start.strftime("%m-%d") for w in stats.previous]
+        averaged = len(stats.previous) > 1  # one earlier period is its own average
+        if averaged:
+            columns.append(t(lang, "digest.col_avg"))
+        rows = []
+        for k in COMPARE_ROWS:
+            row = [_count_label(k, lang), str(c[k])] + [str(pc[k]) for pc in stats.previous_counts]
+            rows.append([*row, avg_text(stats.previous_avg(k))] if averaged else row)
         blocks.append(Table(columns=columns, rows=rows))
+    else:
+        blocks.append(Paragraph(text=not_compared(stats, lang)))
     return blocks
 
 
@@ -101,133 +146,321 @@ def _count_label(kind: str, lang: str) -> str:
     return t(lang, f"count.{kind}")
 
 
+# -- themes --------------------------------------------------------------------------------------
+
+
+def _theme_name(th: Theme, label: LabelFn) -> str:
+    return th.title if th.kind == "burst" else label(th.key)
+
+
+def _theme_summary(th: Theme, lang: str) -> str | None:
+    """The theme's one-sentence summary, when the theme detection provides one (per language)."""
+    summary: Any = getattr(th, "summary", None)
+    if isinstance(summary, dict):
+        summary = summary.get(lang) or summary.get("en")
+    return summary if isinstance(summary, str) and summary.strip() else None
+
+
 def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
     blocks: list[Block] = []
+    module_counts = stats.module_counts()
+    unit_word = unit(stats, lang)
     for i, th in enumerate(themes, 1):
-        name = (
-            t(lang, "digest.theme_burst", topic=th.title, n=len(th.prs))
-            if th.kind == "burst"
-            else t(lang, "digest.theme_module", module=label(th.key), n=len(th.prs))
-        )
-        blocks.append(Heading(text=f"{i}. {name}", level=3))
-        items = [_entry(s, stats, lang) for s in th.prs[:5]]
-        if len(th.prs) > 5:
-            items.append(Bullet(text=t(lang, "digest.theme_more", n=len(th.prs) - 5)))
-        blocks.append(BulletList(items=items))
-    return blocks
-
-
-def _trends(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
-    trends = module_trends(stats)
-    rising, falling = movers(trends)
-    blocks: list[Block] = []
-    lines = []
-    if rising:
-        lines.append(
-            t(
-                lang,
-                "digest.rising",
-                items=", ".join(f"{label(tr.module)} {tr.now} ({tr.change})" for tr in rising),
-            )
-        )
-    if falling:
-        lines.append(
-            t(
-                lang,
-                "digest.falling",
-                items=", ".join(f"{label(tr.module)} {tr.now} ({tr.change})" for tr in falling),
-            )
-        )
-    for th in themes:
+        n = len(th.prs)
         if th.kind == "burst":
-            lines.append(t(lang, "digest.theme_burst", topic=th.title, n=len(th.prs)))
-    blocks.append(
-        BulletList(items=[Bullet(text=line) for line in lines])
-        if lines
-        else Paragraph(text=t(lang, "digest.steady"))
-    )
-    blocks.append(
-        Table(
-            columns=[
-                t(lang, "digest.col_module"),
-                t(lang, "digest.col_now"),
-                t(lang, "digest.col_avg"),
-                t(lang, "digest.col_change"),
-            ],
-            rows=[[label(tr.module), str(tr.now), f"{tr.avg:g}", tr.change] for tr in trends[:MAX_ROWS]],
-        )
-    )
+            head = t(lang, "digest.theme_burst", topic=th.title, prs=count(n, lang), unit=unit_word)
+        else:
+            total = module_counts.get(th.key, n)
+            name = label(th.key)
+            head = (
+                t(lang, "digest.theme_module_part", module=name, n=n, total=total)
+                if total > n
+                else t(lang, "digest.theme_module", module=name, prs=count(n, lang))
+            )
+        blocks.append(Heading(text=f"{i}. {head}", level=3))
+        summary = _theme_summary(th, lang)
+        items = [_entry(s, stats, lang) for s in th.prs[: THEME_ITEMS - (1 if summary else 0)]]
+        if summary:
+            blocks.append(Paragraph(text=summary))
+        blocks.append(BulletList(items=items))
+    if not themes:
+        blocks.append(Paragraph(text=t(lang, "digest.no_themes")))
     return blocks
 
 
-def _risks(stats: DigestStats, label: LabelFn, lang: str) -> list[Block]:
+def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
+    """One line naming the commands that show what the digest only summarises."""
+    period = _period_word(stats)
+    module = next((th.key for th in themes if th.kind == "module"), None) or "MODULE"
+    key = sorted((s for s in stats.prs if s.pr.number in stats.key), key=rank_key)
+    number = key[0].pr.number if key else "N"
+    return Paragraph(
+        text=t(
+            lang,
+            "digest.details",
+            risks=f"risks all {period}",
+            module=f"digest {period} {module}",
+            pr=f"pr {number}",
+        )
+    )
+
+
+def _period_word(stats: DigestStats) -> str:
+    label = stats.period.label
+    return label if stats.period.kind in ("iso-week", "range") else "week"
+
+
+# -- trends --------------------------------------------------------------------------------------
+
+
+def _trend_item(tr: Trend, label: LabelFn, lang: str) -> str:
+    avg = avg_text(tr.avg, 1)
+    return t(lang, "digest.trend_item", module=label(tr.module), now=tr.now, avg=avg, change=tr.change(lang))
+
+
+def _trends(stats: DigestStats, label: LabelFn, lang: str) -> list[Block]:
+    trends = module_trends(stats)
     blocks: list[Block] = []
+    unit_word = unit(stats, lang)
+    if stats.compared:
+        rising, falling = movers(trends)
+        lines = []
+        if rising:
+            lines.append(
+                t(
+                    lang,
+                    "digest.rising",
+                    items=join_list([_trend_item(tr, label, lang) for tr in rising], lang, 5),
+                )
+            )
+        if falling:
+            lines.append(
+                t(
+                    lang,
+                    "digest.falling",
+                    items=join_list([_trend_item(tr, label, lang) for tr in falling], lang, 5),
+                )
+            )
+        if lines:
+            blocks.append(BulletList(items=[Bullet(text=line) for line in lines]))
+        else:
+            blocks.append(Paragraph(text=t(lang, "digest.steady", average=average_phrase(stats, lang))))
+        columns = [
+            t(lang, "digest.col_module"),
+            t(lang, "digest.col_now", unit=unit_word),
+            t(lang, "digest.col_avg"),
+            t(lang, "digest.col_change"),
+        ]
+        rows = [
+            [label(tr.module), str(tr.now), avg_text(tr.avg, 1), tr.change(lang)]
+            for tr in trends[:TABLE_ROWS]
+            if tr.now
+        ]
+    else:
+        columns = [t(lang, "digest.col_module"), t(lang, "digest.col_now", unit=unit_word)]
+        rows = [[label(tr.module), str(tr.now)] for tr in trends[:TABLE_ROWS] if tr.now]
+    if rows:
+        blocks.append(Table(columns=columns, rows=rows))
+    return blocks
+
+
+# -- risks ---------------------------------------------------------------------------------------
+
+
+def _mostly(prs: Sequence[StoredPR], label: LabelFn, lang: str) -> tuple[str, list[tuple[str, int]]]:
+    """ "Attention (15), MoE (12), …": the modules most of ``prs`` touch, counted as the module table counts."""
+    top = module_tally(prs).most_common(TOP_MODULES)
+    items = [t(lang, "digest.module_count", module=label(m), n=n) for m, n in top]
+    return join_list(items, lang, TOP_MODULES), top
+
+
+def _risk_summary(stats: DigestStats, kind: FlagKind) -> dict[str, Any]:
+    """A flag kind as the risk section reports it: count, average, top modules, PRs (most
+    important first) and the stored evidence of those the section names."""
+    flagged = stats.flagged(kind)
+    top = module_tally(flagged).most_common(TOP_MODULES)
+    evidence = {}
+    for s in flagged[:RISK_PRS]:
+        flag = s.cls.flag(kind)
+        evidence[str(s.pr.number)] = list(flag.evidence) if flag else []
+    return {
+        "count": len(flagged),
+        "avg": stats.previous_avg(kind),
+        "modules": [{"module": m, "count": n} for m, n in top],
+        "prs": [s.pr.number for s in flagged],
+        "evidence": evidence,
+    }
+
+
+def _breaking_item(s: StoredPR, lang: str) -> str:
+    flag = s.cls.flag("breaking")
+    shown = (
+        evidence_items("breaking", flag.evidence, lang, s.pr.title, quote_limit=QUOTE_CHARS) if flag else []
+    )
+    title = clean_title(s.pr.title)
+    if not shown:
+        return title
+    return f"{title}（{shown[0]}）" if lang == "zh" else f"{title} ({shown[0]})"
+
+
+def _dependency_item(s: StoredPR, lang: str) -> str:
+    flag = s.cls.flag("dependency")
+    shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
+    if not shown:
+        return clean_title(s.pr.title)
+    if any("→" in e for e in shown):
+        return join_list(shown, lang)
+    return t(lang, "digest.dependency_files", files=join_list(shown, lang, 2))
+
+
+def _tallied(items: list[str], lang: str) -> list[str]:
+    """Items in order, each once, with how many PRs share it: "torch → 2.7.0 (3 PRs)"."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return [
+        item if n == 1 else t(lang, "digest.tally", item=item, prs=count(n, lang))
+        for item, n in counts.items()
+    ]
+
+
+def _revert_item(s: StoredPR, stats: DigestStats, lang: str) -> str:
+    flag = s.cls.flag("revert")
+    shown = evidence_items("revert", flag.evidence, lang, s.pr.title) if flag else []
+    reverted = stats.reverted.get(s.pr.number)
+    if reverted is not None:
+        return t(
+            lang,
+            "digest.revert_of",
+            number=reverted.pr.number,
+            merged=reverted.pr.merged_at.strftime("%Y-%m-%d"),
+        )
+    return shown[0] if shown else clean_title(s.pr.title)
+
+
+def _vs(stats: DigestStats, kind: str, lang: str) -> str:
+    avg = stats.previous_avg(kind)
+    if avg is None:
+        return ""
+    return t(lang, "digest.vs_avg", average=average_phrase(stats, lang), avg=avg_text(avg))
+
+
+def _risks(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> list[Block]:
     items: list[Bullet] = []
     core = stats.flagged("core-path")
     if core:
-        items.append(
-            Bullet(
-                text=t(
-                    lang,
-                    "digest.risk_core",
-                    n=len(core),
-                    avg=f"{stats.previous_avg('core-path'):.0f}",
-                    modules=top_modules(core, label, lang),
-                ),
-                prs=[pr_ref(s) for s in core[:RISK_LIST]],
-            )
-        )
+        mostly, _ = _mostly(core, label, lang)
+        text = tn(lang, "digest.risk_core", len(core), vs=_vs(stats, "core-path", lang), modules=mostly)
+        items.append(Bullet(text=text, prs=[pr_ref(s) for s in core[:RISK_PRS]]))
     tests = stats.flagged("missing-tests")
     if tests:
-        items.append(
-            Bullet(
-                text=t(lang, "digest.risk_tests", n=len(tests), modules=top_modules(tests, label, lang)),
-                prs=[pr_ref(s) for s in tests[:RISK_LIST]],
-            )
+        mostly, _ = _mostly(tests, label, lang)
+        text = tn(
+            lang,
+            "digest.risk_tests",
+            len(tests),
+            lines=profile.flags.missing_tests.min_source_lines,
+            vs=_vs(stats, "missing-tests", lang),
+            modules=mostly,
         )
-    if items:
-        blocks.append(BulletList(items=items))
-    for kind, key in (
-        ("breaking", "digest.risk_breaking"),
-        ("dependency", "digest.risk_dependency"),
-        ("revert", "digest.risk_revert"),
-        ("large", "digest.risk_large"),
-    ):
-        flagged = stats.flagged(kind)
-        if not flagged:
-            continue
-        blocks.append(Paragraph(text=t(lang, key, n=len(flagged))))
-        lines = []
-        for s in flagged[:RISK_LIST]:
-            flag = s.cls.flag(kind)  # type: ignore[arg-type]
-            evidence = "; ".join(flag.evidence[:2]) if flag else ""
-            lines.append(Bullet(text=f"{clean_title(s.pr.title)} — {evidence}", prs=[pr_ref(s)]))
-        if len(flagged) > RISK_LIST:
-            lines.append(
-                Bullet(text=f"… +{len(flagged) - RISK_LIST}", prs=[pr_ref(s) for s in flagged[RISK_LIST:]])
-            )
-        blocks.append(BulletList(items=lines))
-    if not blocks:
-        blocks.append(Paragraph(text=t(lang, "digest.risk_none")))
-    return blocks
+        items.append(Bullet(text=text, prs=[pr_ref(s) for s in tests[:RISK_PRS]]))
+    breaking = stats.flagged("breaking")
+    if breaking:
+        named = join_list([_breaking_item(s, lang) for s in breaking[:RISK_NAMED]], lang, RISK_NAMED)
+        more = t(lang, "digest.risk_more", n=len(breaking) - RISK_NAMED) if len(breaking) > RISK_NAMED else ""
+        text = t(lang, "digest.risk_breaking", n=len(breaking), items=named, more=more)
+        items.append(Bullet(text=text, prs=[pr_ref(s) for s in breaking[:RISK_NAMED]]))
+    deps = stats.flagged("dependency")
+    if deps:
+        named = join_list(_tallied([_dependency_item(s, lang) for s in deps], lang), lang, RISK_PRS)
+        more = t(lang, "digest.risk_more", n=len(deps) - RISK_PRS) if len(deps) > RISK_PRS else ""
+        text = t(lang, "digest.risk_dependency", n=len(deps), items=named + more)
+        items.append(Bullet(text=text, prs=[pr_ref(s) for s in deps[:RISK_PRS]]))
+    reverts = stats.flagged("revert")
+    if reverts:
+        named = join_list([_revert_item(s, stats, lang) for s in reverts[:RISK_PRS]], lang, RISK_PRS)
+        more = t(lang, "digest.risk_more", n=len(reverts) - RISK_PRS) if len(reverts) > RISK_PRS else ""
+        text = t(lang, "digest.risk_revert", n=len(reverts), items=named + more)
+        items.append(Bullet(text=text, prs=[pr_ref(s) for s in reverts[:RISK_PRS]]))
+    large = sorted(stats.flagged("large"), key=lambda s: (-(s.pr.additions + s.pr.deletions), -s.pr.number))
+    if large:
+        biggest = large[0].pr.additions + large[0].pr.deletions
+        text = tn(
+            lang,
+            "digest.risk_large",
+            len(large),
+            lines=f"{profile.flags.large.lines:,}",
+            files=profile.flags.large.files,
+            biggest=f"{biggest:,}",
+        )
+        items.append(Bullet(text=text, prs=[pr_ref(s) for s in large[:RISK_PRS]]))
+    if not items:
+        return [Paragraph(text=t(lang, "digest.risk_none"))]
+    return [BulletList(items=items)]
 
 
-def _quickview(stats: DigestStats, lang: str, label: LabelFn) -> list[Block]:
+# -- key-PR quick view ----------------------------------------------------------------------------
+
+
+def _first_sentences(text: str, limit: int = GIST_CHARS) -> str:
+    """The gist cut after the last sentence that fits in ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+    if end > limit // 3:
+        return cut[: end + 1]
+    space = cut.rfind(" ")
+    return cut[: space if space > 0 else limit].rstrip(" ,;:") + "…"
+
+
+def _quick_en(s: StoredPR) -> str:
+    parts = []
+    if s.cls.gist:
+        parts.append(_first_sentences(s.cls.gist))
+    effect = s.cls.highlights[0] if s.cls.highlights else ""
+    if effect and effect.rstrip(".") not in " ".join(parts):
+        parts.append(effect if effect.endswith((".", "!", "?")) else effect + ".")
+    return " ".join(parts)
+
+
+def _quick_zh(s: StoredPR, profile: Profile, label: LabelFn) -> str:
+    """A computed Chinese sentence: what kind of change, where, its measured effect and risk."""
+    modules = [label(m) for m in s.cls.modules[:2] if m != profile.catch_all_module]
+    what = profile.kind_label(s.cls.kind, "zh") if s.cls.kind != profile.default_kind else ""
+    where = f"涉及{'、'.join(modules)}" if modules else ""
+    parts = ["，".join(p for p in (what, where) if p)] if (what or where) else []
+    if s.cls.highlights:
+        parts.append(effect_text(s.cls.highlights[0], "zh"))
+    risky = [flag_label("zh", k) for k in s.cls.flag_kinds if k in ("breaking", "core-path")]
+    if risky:
+        parts.append("、".join(risky))
+    return zh_spacing("；".join(parts) + "。")
+
+
+def _quickview(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> list[Block]:
     key_prs = sorted((s for s in stats.prs if s.pr.number in stats.key), key=rank_key)[:QUICKVIEW]
-    blocks: list[Block] = []
+    if not key_prs:
+        return [Paragraph(text=t(lang, "digest.no_key"))]
+    items = []
     for s in key_prs:
-        lines = [s.cls.gist] if s.cls.gist else []
-        lines += [h for h in s.cls.highlights[:2] if h not in s.cls.gist]
-        tags = [label(m) for m in s.cls.modules[:2]] + [flag_label(lang, k) for k in s.cls.flag_kinds]
-        blocks.append(PRItem(pr=pr_ref(s), tags=tags, lines=lines))
-    return blocks
+        sentence = _quick_zh(s, profile, label) if lang == "zh" else _quick_en(s)
+        title = clean_title(s.pr.title)
+        items.append(
+            Bullet(text=title + (t(lang, "punct.dash") + sentence if sentence else ""), prs=[pr_ref(s)])
+        )
+    return [BulletList(items=items, ordered=True)]
+
+
+# -- assembly ------------------------------------------------------------------------------------
 
 
 def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     def label(module: str) -> str:
         return profile.module_label(module, lang)
 
-    title = t(lang, "digest.title", repo=stats.repo, period=stats.period.label)
+    kind = "week" if stats.comparison.weekly else "period"
+    title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=stats.period.label)
     if stats.modules_filter:
         title += " · " + ", ".join(label(m) for m in stats.modules_filter)
         if stats.filter.match != "any":
@@ -238,35 +471,51 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     recs = recommendations(stats, themes, label, lang)
     sections: list[tuple[str, list[Block]]] = [
         ("digest.summary", _summary(stats, themes, label, lang)),
-        ("digest.themes", _themes(stats, themes, label, lang)),
-        ("digest.trends", _trends(stats, themes, label, lang)),
-        ("digest.risks", _risks(stats, label, lang)),
-        ("digest.quickview", _quickview(stats, lang, label)),
+        (f"digest.themes_{kind}", _themes(stats, themes, label, lang)),
+        ("digest.trends", _trends(stats, label, lang)),
+        ("digest.risks", _risks(stats, profile, label, lang)),
+        ("digest.quickview", _quickview(stats, profile, label, lang)),
         (
             "digest.recommendations",
-            [BulletList(items=[Bullet(text=r.text, prs=[pr_ref(s) for s in r.prs]) for r in recs])],
+            [
+                BulletList(items=[Bullet(text=r.text, prs=[pr_ref(s) for s in r.prs]) for r in recs]),
+                _details(stats, themes, lang),
+            ],
         ),
     ]
     (lead_heading, lead), *rest = sections
     blocks: list[Block] = [Heading(text=t(lang, lead_heading), level=2), *lead]
+    module_counts = stats.module_counts()
     data: dict[str, Any] = {
         "repo": stats.repo,
         "period": stats.period.as_dict(),
         "modules_filter": list(stats.modules_filter),
         "match": stats.filter.match,
         "flags_filter": list(stats.filter.flags),
+        "merged_overall": stats.merged_overall,
         "counts": stats.counts,
+        "comparison": stats.comparison.as_dict(),
+        "averages": _averages(stats),
+        "large_biggest": max((s.pr.additions + s.pr.deletions for s in stats.flagged("large")), default=None),
+        "thresholds": {
+            "missing_tests_lines": profile.flags.missing_tests.min_source_lines,
+            "large_lines": profile.flags.large.lines,
+            "large_files": profile.flags.large.files,
+        },
         "previous": [{"period": w.period.as_dict(), "counts": w.counts} for w in stats.previous],
         "themes": [
             {
                 "title": th.title,
                 "kind": th.kind,
                 "module": th.key if th.kind == "module" else None,
+                "module_total": module_counts.get(th.key, 0) if th.kind == "module" else None,
+                "count": len(th.prs),
                 "prs": [s.pr.number for s in th.prs],
             }
             for th in themes
         ],
         "modules": [{"module": tr.module, "count": tr.now, "avg_4w": tr.avg} for tr in module_trends(stats)],
+        "risks": {kind: _risk_summary(stats, kind) for kind in FLAG_KINDS},
         "key_prs": [s.pr.number for s in sorted(stats.prs, key=rank_key) if s.pr.number in stats.key],
         "highlights": [
             {"number": s.pr.number, "text": h}

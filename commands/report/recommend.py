@@ -1,13 +1,19 @@
-"""Recommendations derived from the numbers: each one says why and names its PRs."""
+"""Recommendations derived from the numbers: each one says why and names its PRs.
+
+Every count a recommendation states is the count the risk section and the tables show (the
+modules it names are the top of the same module tally as "mostly in …").
+"""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from commands.locale import t
-from commands.report.stats import DigestStats
+from commands.locale.evidence import evidence_items
+from commands.locale.words import avg_text, join_list, tn
+from commands.report.phrases import average_phrase
+from commands.report.stats import DigestStats, module_tally
 from commands.report.themes import Theme
 from storage.prs import StoredPR
 
@@ -19,59 +25,68 @@ class Recommendation:
 
 
 LabelFn = Callable[[str], str]
+MAX_PRS = 5
+MAX_RECOMMENDATIONS = 5  # the most pressing first; the digest stays as short as the team's report
 
 
 def top_modules(prs: list[StoredPR], label: LabelFn, lang: str, n: int = 3) -> str:
-    counts: Counter[str] = Counter(m for s in prs for m in s.cls.modules[:1])
-    sep = "、" if lang == "zh" else ", "
-    return sep.join(label(m) for m, _ in counts.most_common(n)) or "—"
+    """The modules most of ``prs`` touch (counted as the module table counts), by name."""
+    return join_list([label(m) for m, _ in module_tally(prs).most_common(n)], lang)
+
+
+def _packages(deps: list[StoredPR], lang: str) -> str:
+    """The upgraded packages by name (the risk section gives their versions)."""
+    names: list[str] = []
+    for s in deps:
+        flag = s.cls.flag("dependency")
+        shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
+        for item in shown[:2] or [f"#{s.pr.number}"]:
+            name = item.split(" ", 1)[0] if "→" in item else item
+            if name not in names:
+                names.append(name)
+    return join_list(names, lang, 4)
 
 
 def recommendations(
     stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str
 ) -> list[Recommendation]:
     out: list[Recommendation] = []
+    unit = t(lang, "word.week" if stats.comparison.weekly else "word.period")
     untested = stats.flagged("missing-tests")
     if untested and len(untested) >= max(3, 0.1 * len(stats.prs)):
         out.append(
-            Recommendation(t(lang, "rec.tests", modules=top_modules(untested, label, lang)), untested[:5])
+            Recommendation(
+                t(lang, "rec.tests", modules=top_modules(untested, label, lang)), untested[:MAX_PRS]
+            )
         )
     core = stats.flagged("core-path")
     core_avg = stats.previous_avg("core-path")
-    if core and len(core) > 1.2 * core_avg + 1:
-        out.append(
-            Recommendation(
-                t(
-                    lang,
-                    "rec.core",
-                    now=len(core),
-                    avg=f"{core_avg:.0f}",
-                    modules=top_modules(core, label, lang),
-                ),
-                core[:5],
-            )
+    if core and core_avg is not None and len(core) > 1.2 * core_avg + 1:
+        text = t(
+            lang,
+            "rec.core",
+            now=len(core),
+            average=average_phrase(stats, lang),
+            avg=avg_text(core_avg),
+            modules=top_modules(core, label, lang),
         )
+        out.append(Recommendation(text, core[:MAX_PRS]))
     breaking = stats.flagged("breaking")
     if breaking:
-        out.append(Recommendation(t(lang, "rec.breaking", n=len(breaking)), breaking[:6]))
+        out.append(Recommendation(tn(lang, "rec.breaking", len(breaking)), breaking[:MAX_PRS]))
     deps = stats.flagged("dependency")
     if deps:
-        names = []
-        for s in deps[:4]:
-            flag = s.cls.flag("dependency")
-            names.append(flag.evidence[0] if flag and flag.evidence else f"#{s.pr.number}")
-        out.append(Recommendation(t(lang, "rec.dependency", deps="; ".join(names)), deps[:4]))
+        out.append(Recommendation(t(lang, "rec.dependency", deps=_packages(deps, lang)), deps[:4]))
     for theme in themes:
         if theme.kind == "burst":
-            out.append(
-                Recommendation(t(lang, "rec.burst", topic=theme.title, n=len(theme.prs)), theme.prs[:5])
-            )
+            text = t(lang, "rec.burst", topic=theme.title, n=len(theme.prs), unit=unit)
+            out.append(Recommendation(text, theme.prs[:MAX_PRS]))
     reverts = stats.flagged("revert")
     if reverts:
-        out.append(Recommendation(t(lang, "rec.revert", n=len(reverts)), reverts[:5]))
+        out.append(Recommendation(tn(lang, "rec.revert", len(reverts), unit=unit), reverts[:MAX_PRS]))
     large = stats.flagged("large")
     if len(large) >= 5:
-        out.append(Recommendation(t(lang, "rec.large", n=len(large)), large[:5]))
+        out.append(Recommendation(t(lang, "rec.large", n=len(large), unit=unit), large[:MAX_PRS]))
     if not out:
         out.append(Recommendation(t(lang, "rec.none"), []))
-    return out
+    return out[:MAX_RECOMMENDATIONS]

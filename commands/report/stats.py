@@ -1,8 +1,14 @@
-"""The numbers behind a digest: this period's PRs and the four comparison windows.
+"""The numbers behind a digest: this period's PRs and the comparison windows before it.
 
 The period itself is read PR by PR (every section shows its PRs); the comparison windows are
 read as aggregates straight from the indexed tag table, plus their titles for theme detection,
 so a digest costs one row scan of one week however large the cache grows.
+
+A period of any length is compared with up to four windows of the same length right before it
+(the four previous weeks for a week, the four previous 40-day stretches for a 40-day range) —
+but only with windows the cache covers: a window that starts before the cache's first PR would
+count its missing weeks as zeros, so it is left out, and a period with no covered window before
+it is reported as not compared.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from classify.models import FLAG_KINDS
 from classify.rules import Profile
@@ -19,6 +26,9 @@ from storage.prs import PRStore, StoredPR, TagFilter
 
 COMPARE_WEEKS = 4
 COUNT_KEYS = ("merged", "key", *FLAG_KINDS)
+# A window counts as covered when it starts at most this long before the cache's first PR: the
+# first PR of a fully synced week is rarely merged in its first minutes (or hours, in another zone).
+COVERAGE_SLACK = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -31,6 +41,28 @@ class Window:
     titles: list[str]
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """What the period is compared with: how many earlier windows, of what length, and why fewer."""
+
+    windows: int
+    """earlier windows of the same length with data in the cache (0: not compared)"""
+    days: int
+    """the length of the period (and of each window) in days"""
+    weekly: bool
+    """the period is a week long (an ISO week, the last 7 days or a 7-day range)"""
+    cache_start: datetime | None
+    """the cache's first merged PR when it cut the comparison short, else None"""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "windows": self.windows,
+            "days": self.days,
+            "weekly": self.weekly,
+            "cache_start": self.cache_start.strftime("%Y-%m-%d") if self.cache_start else None,
+        }
+
+
 @dataclass
 class DigestStats:
     repo: str
@@ -41,11 +73,20 @@ class DigestStats:
     modules_filter: tuple[str, ...] = ()
     filter: TagFilter = field(default_factory=TagFilter)
     counts: dict[str, int] = field(default_factory=dict)
+    comparison: Comparison = field(default_factory=lambda: Comparison(0, 7, True, None))
+    merged_overall: int | None = None
+    """with a module filter: every PR merged in the period, to say how many the filter left out"""
+    reverted: dict[int, StoredPR] = field(default_factory=dict)
+    """revert PR number → the PR it reverted, when that PR is in the cache"""
     _flagged: dict[str, list[StoredPR]] | None = field(default=None, repr=False)
 
     @property
     def previous_counts(self) -> list[dict[str, int]]:
         return [w.counts for w in self.previous]
+
+    @property
+    def compared(self) -> bool:
+        return bool(self.previous)
 
     def flagged(self, kind: str) -> list[StoredPR]:
         """PRs with a flag, most important first (indexed once per digest)."""
@@ -57,9 +98,10 @@ class DigestStats:
             self._flagged = index
         return list(self._flagged.get(kind, []))
 
-    def previous_avg(self, name: str) -> float:
+    def previous_avg(self, name: str) -> float | None:
+        """The average of ``name`` over the comparison windows; None when there is none."""
         values = [w.counts.get(name, 0) for w in self.previous]
-        return sum(values) / len(values) if values else 0.0
+        return sum(values) / len(values) if values else None
 
     def module_counts(self) -> Counter[str]:
         return Counter(m for s in self.prs for m in dict.fromkeys(s.cls.modules))
@@ -74,6 +116,11 @@ class DigestStats:
 
 def rank_key(s: StoredPR) -> tuple[float, int]:
     return (-s.cls.score, -s.pr.number)
+
+
+def module_tally(prs: Sequence[StoredPR]) -> Counter[str]:
+    """How many of ``prs`` touch each module (a PR counts once per module, as in the module table)."""
+    return Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
 
 
 def _counts(merged: int, key: int, flags: dict[str, int]) -> dict[str, int]:
@@ -105,6 +152,16 @@ def windows(
     return out
 
 
+def covered_windows(period: Period, cache_start: datetime | None) -> tuple[list[Period], bool]:
+    """The (up to four) windows before ``period`` that the cache covers, and whether the cache's
+    start left some out."""
+    candidates = period.previous(COMPARE_WEEKS)
+    if cache_start is None:
+        return [], False
+    kept = [p for p in candidates if p.start >= cache_start - COVERAGE_SLACK]
+    return kept, len(kept) < COMPARE_WEEKS
+
+
 def gather(
     store: PRStore,
     profile: Profile,
@@ -115,13 +172,45 @@ def gather(
     """The digest's numbers; ``modules`` is a module list (any-match) or a full ``TagFilter``."""
     flt = modules if isinstance(modules, TagFilter) else TagFilter(tuple(modules))
     prs = store.merged_between(repo, period.start, period.end)
+    overall = len(prs) if flt else None
     if flt:
         prs = [s for s in prs if flt.matches(s.cls.modules, s.cls.flag_kinds)]
     key = select_key(prs, profile.key_share, profile.key_min_score)
-    previous = windows(store, profile, repo, period.previous(COMPARE_WEEKS), flt)
+    first = store.first_merged(repo)
+    periods, cut = covered_windows(period, first)
+    previous = windows(store, profile, repo, periods, flt)
     flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)
+    days = max(1, round(period.length.total_seconds() / 86400))
+    comparison = Comparison(
+        windows=len(previous),
+        days=days,
+        weekly=days == 7,
+        cache_start=first if cut else None,
+    )
     stats = DigestStats(
-        repo=repo, period=period, prs=prs, key=key, previous=previous, modules_filter=flt.modules, filter=flt
+        repo=repo,
+        period=period,
+        prs=prs,
+        key=key,
+        previous=previous,
+        modules_filter=flt.modules,
+        filter=flt,
+        comparison=comparison,
+        merged_overall=overall,
     )
     stats.counts = _counts(len(prs), len(key), dict(flags))
+    stats.reverted = _reverted(store, repo, stats.flagged("revert"))
     return stats
+
+
+def _reverted(store: PRStore, repo: str, reverts: Sequence[StoredPR]) -> dict[int, StoredPR]:
+    """The PRs the period's reverts undo (named as ``#123`` in their evidence), from the cache."""
+    out: dict[int, StoredPR] = {}
+    for s in reverts:
+        flag = s.cls.flag("revert")
+        refs = [e for e in (flag.evidence if flag else []) if e.startswith("#") and e[1:].isdigit()]
+        if refs:
+            found = store.get(repo, int(refs[0][1:]))
+            if found is not None:
+                out[s.pr.number] = found
+    return out

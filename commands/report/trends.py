@@ -1,9 +1,11 @@
-"""Module trends: this period against the four-window average."""
+"""Module trends: this period against the average of its comparison windows."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from commands.locale import t
+from commands.locale.words import signed_pct
 from commands.report.stats import DigestStats
 
 MAX_ROWS = 10
@@ -19,12 +21,11 @@ class Trend:
     def ratio(self) -> float:
         return (self.now + 1) / (self.avg + 1)
 
-    @property
-    def change(self) -> str:
+    def change(self, lang: str = "en") -> str:
+        """ "+56%" against the average, "new" (新增) for a module with no PR before, "—" for neither."""
         if self.avg == 0:
-            return "new" if self.now else "—"
-        pct = round((self.now - self.avg) / self.avg * 100)
-        return f"{pct:+d}%"
+            return t(lang, "trend.new") if self.now else "—"
+        return signed_pct(self.now, self.avg)
 
 
 def module_trends(stats: DigestStats) -> list[Trend]:
@@ -36,7 +37,7 @@ def module_trends(stats: DigestStats) -> list[Trend]:
 
 
 def movers(trends: list[Trend]) -> tuple[list[Trend], list[Trend]]:
-    """Modules clearly above (≥1.5× and +3) or below (≤0.6× and −3) their four-window average."""
+    """Modules clearly above (≥1.5× and +3) or below (≤0.6× and −3) their average."""
     rising = [tr for tr in trends if tr.ratio >= 1.5 and tr.now - tr.avg >= 3]
     falling = [tr for tr in trends if tr.ratio <= 0.6 and tr.avg - tr.now >= 3]
     rising.sort(key=lambda tr: -(tr.now - tr.avg))

@@ -34,16 +34,19 @@ def slack() -> Iterator[FakeSlack]:
         yield fake
 
 
-def setup(tmp_path: Path) -> tuple[Path, Subscription, datetime, datetime, datetime]:
-    """An empty cache and a UTC Monday-09:00 subscription whose latest period is the last full
-    week before now (the sync fetches up to the real now)."""
-    db = tmp_path / "cache.db"
-    connect(db, create=True).conn.close()
+def setup(
+    tmp_path: Path, db: Path | None = None, repo: str = REPO
+) -> tuple[Path, Subscription, datetime, datetime, datetime]:
+    """A cache (empty unless given) and a UTC Monday-09:00 subscription whose latest period is the
+    last full week before now (the sync fetches up to the real now)."""
+    if db is None:
+        db = tmp_path / "cache.db"
+        connect(db, create=True).conn.close()
     real_now = datetime.now(UTC)
     probe = Subscription(
         platform="slack",
         channel="C0DIGEST",
-        repo=REPO,
+        repo=repo,
         anchor=first_anchor(real_now - timedelta(days=30), ZoneInfo("UTC")),
         since=real_now - timedelta(days=30),
         layout="single",
@@ -99,19 +102,28 @@ def test_the_digest_syncs_first_and_includes_what_was_just_merged(
 
 
 def test_without_a_token_it_posts_from_the_cache_and_says_so(
+    tmp_path: Path, demo_db: Path, profile: Profile, slack: FakeSlack
+) -> None:
+    db, _, now, _, _ = setup(tmp_path, demo_db, "vllm-project/vllm")
+    [outcome] = run(db, profile, slack, now, "http://127.0.0.1:9", None)
+    assert outcome.state == "posted"
+    text = lead_text(slack).replace("\u200b", "")  # Slack's renderer keeps _ from italicising
+    assert "(not synced: GITHUB_TOKEN is not set)." in text and "Data as of 2026-" in text
+
+
+def test_a_repository_missing_from_the_cache_fails_without_posting(
     tmp_path: Path, profile: Profile, slack: FakeSlack
 ) -> None:
     db, _, now, _, _ = setup(tmp_path)
     [outcome] = run(db, profile, slack, now, "http://127.0.0.1:9", None)
-    assert outcome.state == "posted"
-    text = lead_text(slack).replace("\u200b", "")  # Slack's renderer keeps _ from italicising
-    assert "No data cached for octo/repo yet (not synced: GITHUB_TOKEN is not set)." in text
+    assert outcome.state == "failed" and "the cache holds no PRs of octo/repo" in outcome.reason
+    assert slack.calls_to("chat.postMessage") == []
 
 
 def test_github_down_still_posts_with_a_fixed_note_and_no_error_text(
-    tmp_path: Path, profile: Profile, slack: FakeSlack
+    tmp_path: Path, demo_db: Path, profile: Profile, slack: FakeSlack
 ) -> None:
-    db, _, now, _, _ = setup(tmp_path)
+    db, _, now, _, _ = setup(tmp_path, demo_db, "vllm-project/vllm")
     with FakeGitHub(require_schema(), clock=FakeClock(start=time.time())) as github:
         github.inject("502", times=20)
         [outcome] = run(db, profile, slack, now, github.url, TOKEN)

@@ -133,7 +133,7 @@ def test_generic_profile_on_any_repository(generic: Profile) -> None:
         pr("build(deps): bump lodash from 4.17.20 to 4.17.21", ["package.json", "package-lock.json"]), generic
     )
     assert deps.kind == "deps" and deps.modules == ["deps"]
-    assert flags(deps)["dependency"] == ["package.json", "package-lock.json", "lodash 4.17.20 → 4.17.21"]
+    assert flags(deps)["dependency"] == ["lodash 4.17.20 → 4.17.21"]  # the package, not the manifests
     docs = classify(pr("docs: fix typo", ["README.md"]), generic)
     assert (docs.modules, docs.kind, docs.flags) == (["docs"], "docs", [])
     go = classify(pr("Speed up the parser", [("internal/parse/lexer.go", 300)]), generic)
@@ -233,7 +233,13 @@ def test_missing_tests_exemptions(vllm: Profile, title: str, paths: list[tuple[s
             [],
             ['body: "deprecated and will be removed"'],
         ),
-        ("Plain title", "BREAKING CHANGE: the config file format changed.", [], ['body: "BREAKING CHANGE"']),
+        # what follows "BREAKING CHANGE:" says what breaks
+        (
+            "Plain title",
+            "BREAKING CHANGE: the config file format changed.",
+            [],
+            ['body: "the config file format changed"'],
+        ),
         (
             "Plain title",
             "After this PR vLLM no longer supports CUDA 11.",
@@ -295,11 +301,16 @@ def test_dependency_from_files_and_titles(vllm: Profile) -> None:
     cls = classify(
         pr("[ROCm] Upgrade AITER to v0.1.13-rc5", ["requirements/rocm.txt", "docker/Dockerfile.rocm"]), vllm
     )
-    assert flags(cls)["dependency"] == [
-        "requirements/rocm.txt",
-        "docker/Dockerfile.rocm",
-        "AITER → v0.1.13-rc5",
-    ]
+    assert flags(cls)["dependency"] == ["AITER → v0.1.13-rc5"]  # the package, not the files
+    body = vllm_body("Updates AITER from v0.1.12 to v0.1.13-rc5 for the MLA fix.")
+    cls = classify(pr("[ROCm] Bump AITER to v0.1.13-rc5", ["requirements/rocm.txt"], body=body), vllm)
+    assert flags(cls)["dependency"] == ["AITER v0.1.12 → v0.1.13-rc5"]  # the old version from the body
+    cls = classify(
+        pr("[CI] Pin requirements", ["requirements/common.txt"], body=vllm_body("Bump numba to 0.61.")), vllm
+    )
+    assert flags(cls)["dependency"] == ["numba → 0.61"]
+    # a Dockerfile change is a build change, not a dependency upgrade
+    assert "dependency" not in flags(classify(pr("[CI/Build] Smaller image", ["docker/Dockerfile"]), vllm))
     assert flags(classify(pr("Bump transformers from 4.56 to 4.57.1"), vllm))["dependency"] == [
         "transformers 4.56 → 4.57.1"
     ]
@@ -333,9 +344,14 @@ def test_revert_flags_and_kind(vllm: Profile) -> None:
         pr('Revert "[Core] Add foo (#41234)"', body="This reverts commit 0123456789abcdef0123."), vllm
     )
     assert cls.kind == "revert"
-    assert flags(cls)["revert"] == ['"[Core] Add foo (#41234)"', "commit 0123456789ab"]
+    # the reverted PR, never its title again
+    assert flags(cls)["revert"] == ["#41234", "commit 0123456789ab"]
     cls = classify(pr("[CI] Revert the nightly change", body="Reverts vllm-project/vllm#41234"), vllm)
-    assert flags(cls)["revert"] == ["the nightly change", "vllm-project/vllm#41234"]
+    assert flags(cls)["revert"] == ["#41234"]  # the PR's own repository goes without saying
+    cls = classify(pr("[CI] Revert the nightly change", body="Reverts someone/fork#12"), vllm)
+    assert flags(cls)["revert"] == ["someone/fork#12"]
+    cls = classify(pr('Revert "Add foo"'), vllm)
+    assert flags(cls)["revert"] == ['"Add foo"']  # no number anywhere: the subject is all there is
     assert "revert" not in flags(classify(pr("Fix revert handling in the scheduler"), vllm))
 
 
@@ -348,7 +364,7 @@ def test_score_breakdown_sums_to_the_score(vllm: Profile) -> None:
         pr(
             "[ROCm] Fused shared experts for Qwen3-Next",
             [
-                ("vllm/model_executor/layers/fused_moe/rocm_fse.py", 400),
+                ("vllm/model_executor/layers/fused_moe/shared_fused_moe.py", 400),
                 ("tests/kernels/moe/test_fse.py", 90),
             ],
             body=body,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from datetime import datetime
 
@@ -107,8 +108,9 @@ def test_highlights_and_key_prs_are_reported(run: RunFn) -> None:
     key = set(reply.data["key_prs"])
     text = render(reply, "text")
     quick = text.split("Key PR quick view")[1].split("Recommendations")[0]
-    shown = {int(line.split()[0][1:]) for line in quick.splitlines() if line.startswith("#")}
-    assert shown and shown <= key
+    items = [line for line in quick.splitlines() if re.match(r"^\d+\. ", line)]
+    shown = {int(re.search(r"\(#(\d+)\)$", line).group(1)) for line in items}  # type: ignore[union-attr]
+    assert len(items) == 8 and shown <= key
 
 
 def test_recommendations_name_their_prs(run: RunFn) -> None:
@@ -138,7 +140,7 @@ def test_chinese_digest_reads_like_the_team_report(run: RunFn) -> None:
     headings = [b.text for b in reply.all_blocks() if isinstance(b, Heading) and b.level == 2]
     assert headings == ZH_SECTIONS
     text = render(reply, "text")
-    for word in ("重点", "核心路径变更", "缺少测试覆盖", "本期共合并"):
+    for word in ("重点", "核心路径变更", "缺少测试覆盖", "本周共合并"):
         assert word in text
     assert reply.data["counts"] == run("digest", "2026-W19").data["counts"]
 

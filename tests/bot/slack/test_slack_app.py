@@ -76,7 +76,7 @@ def mrkdwn_of(body: dict) -> str:
 @pytest.mark.parametrize(
     ("command", "text", "expect"),
     [
-        ("/digest", WEEK, "#1000"),
+        ("/digest", WEEK, "|#1024>"),  # the week's top key PR, linked
         ("/risks", f"core-path {WEEK}", "|#"),
         ("/pr", "1001", "<https://github.com/vllm-project/vllm/pull/1001|#1001>"),
         ("/search", "scheduler", "|#"),

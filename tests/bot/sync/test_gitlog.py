@@ -251,8 +251,11 @@ def test_reimport_after_interruption_writes_the_same_rows(
     with pytest.raises(KeyboardInterrupt):
         sync_git(cut, interrupting, history.path, REPO, batch=2, now=datetime(2026, 6, 1, tzinfo=UTC))
     assert cut.count(REPO) == 2  # one whole batch
-    assert sync_state.get(cut.db, REPO, "git") is None
-    sync_git(cut, classifier, history.path, REPO, now=datetime(2026, 6, 1, tzinfo=UTC))
+    progress = sync_state.get(cut.db, REPO, "git")
+    assert progress is not None and progress.cursor is not None and '"done"' in progress.cursor
+    rest = sync_git(cut, classifier, history.path, REPO, now=datetime(2026, 6, 1, tzinfo=UTC))
+    assert rest.resumed and rest.fetched == 3  # only the PRs below the last stored one
+    assert any("resumed the interrupted import" in n for n in rest.notes)
     assert_same_rows(cut.db, clean.db)
 
 

@@ -349,3 +349,22 @@ def test_on_demand_fetcher_for_the_pr_command(fake: FakeGitHub, store: PRStore) 
     assert rejected is not None
     with pytest.raises(RuntimeError, match="GITHUB_TOKEN was rejected by GitHub"):
         rejected(REPO, prs[0].number)
+
+
+def test_the_page_size_grows_back_after_a_gateway_timeout(
+    fake: FakeGitHub, make_client: ClientFactory, classifier: Classifier, tmp_path
+) -> None:
+    fake.add_prs(REPO, make_prs(900, WEEK_START, NOW))
+    clean = PRStore(connect(tmp_path / "clean.db", create=True))
+    clean_requests = _week(clean, make_client(), classifier).requests
+    assert clean_requests == 9
+
+    fake.log.clear()
+    fake.inject("502")
+    store = PRStore(connect(tmp_path / "faulty.db", create=True))
+    report = _week(store, make_client(), classifier)
+    sizes = [r.variables["first"] for r in fake.log if r.operation == "SearchMergedPRs"]
+    # One 502 halves one page; every later page asks for 100 again (it used to stay at 50: 19 requests).
+    assert sizes == [100, 50, 100, 100, 100, 100, 100, 100, 100, 100, 100]
+    assert report.requests == clean_requests + 2
+    assert_same_rows(store.db, clean.db)
