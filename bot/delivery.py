@@ -57,6 +57,9 @@ Refresh = Callable[[str], Awaitable[str | None]]
 ATTEMPTS = 3  # posts tried within one run for transient errors
 BACKOFF = (2.0, 8.0)  # seconds before the 2nd and 3rd attempt
 RETRY_LATER = timedelta(minutes=15)  # a claim that kept failing transiently is tried again after this
+# the platform refused the message's size or shape: post the smaller layout instead (Slack's
+# codes; Discord's 50035 "Invalid Form Body" for an embed over its limits)
+LAYOUT_CODES = frozenset({"msg_too_long", "msg_blocks_too_long", "invalid_blocks", "50035"})
 AUTH_CODES = frozenset(
     {"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive", "401"}
 )
@@ -267,14 +270,22 @@ class Deliverer:
     async def _post(
         self, poster: Poster, sub: Subscription, claim: Claim, reply: Reply, now: datetime
     ) -> Outcome:
+        """Post with up to ATTEMPTS tries for transient errors (back-off between them), and one
+        retry in the smaller layout when the platform refuses the message as too large."""
+        d = claim.delivery
+        words = " ".join(digest_words(sub, Due(-1, d.period_start, d.period_end, d.due_at)))
         last: PostError | None = None
-        for attempt in range(ATTEMPTS):
-            if attempt:
-                await self.sleep(self.backoff[min(attempt - 1, len(self.backoff) - 1)])
-                self.ledger.renew(claim, now=now, lease=self.lease)
+        transient = 0
+        note = ""
+        while True:
             try:
                 result = await poster.post(reply, sub.channel)
             except PermanentPostError as exc:
+                if exc.code in LAYOUT_CODES and not exc.posted and not note:
+                    log.warning("delivery %s: %s; posting the smaller layout", d.key, exc)
+                    reply = smaller(reply, sub, words)
+                    note = "posted in the smaller layout (the full digest was too large)"
+                    continue
                 if exc.code in AUTH_CODES:
                     self._hold(sub.platform, str(exc))
                 return self._finish(sub, claim, "failed", now, reason=str(exc), title=reply.title)
@@ -283,20 +294,27 @@ class Deliverer:
                     return self._finish(
                         sub, claim, "posted", now, reason=f"partly posted: {exc}", title=reply.title
                     )
-                last = exc
-                log.info(
-                    "delivery %s: transient failure (attempt %d): %s", claim.delivery.key, attempt + 1, exc
-                )
+                last, transient = exc, transient + 1
+                log.info("delivery %s: transient failure (attempt %d): %s", d.key, transient, exc)
+                if transient >= ATTEMPTS:
+                    break
+                await self.sleep(self.backoff[min(transient - 1, len(self.backoff) - 1)])
+                self.ledger.renew(claim, now=now, lease=self.lease)
                 continue
             return self._finish(
-                sub, claim, "posted", now, ids=result.ids, permalink=result.permalink, title=reply.title
+                sub,
+                claim,
+                "posted",
+                now,
+                reason=note,
+                ids=result.ids,
+                permalink=result.permalink,
+                title=reply.title,
             )
         reason = f"retrying after {ATTEMPTS} attempts: {last}"
         self.ledger.release(claim, now=now, until=now + RETRY_LATER, reason=reason)
-        log.warning("delivery %s: %s", claim.delivery.key, reason)
-        return Outcome(
-            claim.delivery.subscription_id, sub.target, claim.delivery.period_start, "held", reason
-        )
+        log.warning("delivery %s: %s", d.key, reason)
+        return Outcome(d.subscription_id, sub.target, d.period_start, "held", reason)
 
     def _finish(
         self,
@@ -370,6 +388,14 @@ class Deliverer:
         if sub.layout == "single":
             reply = single(reply)
         return reply
+
+
+def smaller(reply: Reply, sub: Subscription, words: str) -> Reply:
+    """The smaller layout, for a digest the platform refused as too large: the title and the
+    executive summary only, and where the rest can be read."""
+    lead = [b for b in reply.blocks if isinstance(b, Paragraph)][:2]
+    more = t(sub.lang, "delivery.smaller", command=f"/digest {words}")
+    return reply.model_copy(update={"blocks": [*lead, Paragraph(text=more)], "sections": [], "files": []})
 
 
 def single(reply: Reply) -> Reply:

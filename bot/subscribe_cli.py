@@ -18,12 +18,12 @@ from typing import Any
 
 import click
 
-from bot.config import ConfigError, Settings, active_profile, load_settings
+from bot.cli import _profile, _settings  # one way to read settings and the profile, in every subcommand
+from bot.config import ConfigError, Settings
 from bot.delivery import Deliverer, Outcome
 from bot.errors import EXIT_FAILED, UserError
 from bot.post import PLATFORMS, Poster, PostError, poster_for
 from bot.refresh import github_refresh
-from classify.rules import Profile, ProfileError
 from commands.model import UsageError
 from commands.schedule import next_due
 from commands.subscription_spec import SETTABLE, build, changes, describe
@@ -35,20 +35,6 @@ from storage.subscriptions import Subscription, SubscriptionStore
 log = logging.getLogger(__name__)
 
 _DB_HELP = "SQLite cache (default PRDIGEST_DB)."
-
-
-def _settings() -> Settings:
-    try:
-        return load_settings()
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
-
-
-def _profile(settings: Settings) -> Profile:
-    try:
-        return active_profile(settings)
-    except ProfileError as exc:
-        raise UserError(f"rule profile rejected: {exc}") from None
 
 
 def _db(settings: Settings, db: Path | None) -> Any:

@@ -217,6 +217,7 @@ STRINGS: dict[str, str] = {
     "error.calendar": "{word} reaches beyond the calendar (years 1–9999)",
     "error.repo_not_cached_empty": "the cache holds no PRs of {repo}: run `prdigest sync --repo {repo}` first",
     "error.repo_not_cached": "the cache holds no PRs of {repo}; it holds {repos} (`prdigest sync --repo {repo}` fetches it)",
+    "delivery.smaller": "The full digest was too large to post here; `{command}` shows it.",
     "error.admin_only": "{name} is for workspace admins only",
     "error.iso_week": "{week} is not an ISO week ({year} has weeks 1–{weeks})",
     "error.range_invalid": "{word} is not a valid date range ({reason})",

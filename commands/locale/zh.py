@@ -198,6 +198,7 @@ STRINGS: dict[str, str] = {
     "error.calendar": "{word} 超出了日历范围（公元 1–9999 年）",
     "error.repo_not_cached_empty": "缓存中没有 {repo} 的 PR：请先运行 `prdigest sync --repo {repo}`",
     "error.repo_not_cached": "缓存中没有 {repo} 的 PR；缓存中有 {repos}（`prdigest sync --repo {repo}` 可以获取）",
+    "delivery.smaller": "完整周报过长，无法在此发布；可用 `{command}` 查看。",
     "error.admin_only": "{name} 仅限工作区管理员使用",
     "error.iso_week": "{week} 不是有效的 ISO 周（{year} 年有第 1–{weeks} 周）",
     "error.range_invalid": "{word} 不是有效的日期范围（{reason}）",

@@ -86,6 +86,15 @@ class Harness:
         return DeliveryStore(self.db)
 
 
+def claimed_by_a_dead_process(db_path: Path) -> Subscription:
+    """A subscription whose W19 delivery a process claimed at 09:00 and then died."""
+    sub = subscribe(db_path)
+    assert sub.id is not None
+    dead = DeliveryStore(connect(db_path))
+    assert dead.claim(sub.id, date(2026, 5, 4), date(2026, 5, 11), DUE, owner="dead", now=DUE) is not None
+    return sub
+
+
 def leads(slack: FakeSlack) -> list[dict[str, object]]:
     return [c.params for c in slack.calls_to("chat.postMessage") if not c.params.get("thread_ts")]
 
@@ -183,10 +192,7 @@ def test_after_the_window_the_miss_is_recorded_and_logged_not_posted(
 def test_restart_after_claim_before_post_posts_once(
     demo_db: Path, profile: Profile, slack: FakeSlack
 ) -> None:
-    sub = subscribe(demo_db)
-    assert sub.id is not None
-    dead = DeliveryStore(connect(demo_db))
-    assert dead.claim(sub.id, date(2026, 5, 4), date(2026, 5, 11), DUE, owner="dead", now=DUE) is not None
+    sub = claimed_by_a_dead_process(demo_db)
     h = Harness(demo_db, profile, slack)
     assert h.run(DUE + timedelta(minutes=5)) == []  # the lease still runs: maybe it is only slow
     assert slack.calls_to("chat.postMessage") == []
@@ -227,10 +233,7 @@ def test_crash_after_post_before_record_is_found_and_not_posted_again(
 def test_when_the_earlier_post_cannot_be_checked_the_delivery_is_unknown(
     demo_db: Path, profile: Profile, slack: FakeSlack
 ) -> None:
-    sub = subscribe(demo_db)
-    assert sub.id is not None
-    dead = DeliveryStore(connect(demo_db))
-    assert dead.claim(sub.id, date(2026, 5, 4), date(2026, 5, 11), DUE, owner="dead", now=DUE) is not None
+    sub = claimed_by_a_dead_process(demo_db)
     slack.script(
         "conversations.history",
         Response(200, {"ok": False, "error": "missing_scope", "needed": "channels:history"}),
@@ -384,3 +387,21 @@ def test_two_processes_on_one_database_post_each_digest_once(demo_db: Path, slac
     assert sorted(str(lead["channel"]) for lead in leads(slack)) == sorted(channels)
     rows = connect(demo_db).execute("SELECT state, COUNT(*) FROM deliveries GROUP BY state").fetchall()
     assert rows == [("posted", len(channels))]
+
+
+def test_a_digest_too_large_for_the_platform_falls_back_to_the_smaller_layout(
+    demo_db: Path, profile: Profile, slack: FakeSlack
+) -> None:
+    sub = subscribe(demo_db)
+    assert sub.id is not None
+    slack.script("chat.postMessage", Response(200, {"ok": False, "error": "msg_blocks_too_long"}))
+    h = Harness(demo_db, profile, slack)
+    [outcome] = h.run(DUE)
+    assert outcome.state == "posted" and "smaller layout" in outcome.reason
+    assert h.sleeps == []  # not a transient error: no back-off
+    first, second = slack.calls_to("chat.postMessage")
+    assert len(second.params["blocks"]) < len(first.params["blocks"])
+    assert "`/digest 2026-W19` shows it" in str(second.params["blocks"]).replace("\u200b", "")
+    assert second.params["metadata"]["event_payload"]["delivery"] == delivery_key(sub.id, date(2026, 5, 4))
+    row = h.ledger.find(sub.id, date(2026, 5, 4))
+    assert row is not None and row.state == "posted" and len(row.message_ids) == 1
