@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         db_path = Path(tmp) / "demo.db"
         db = connect(db_path, create=True)
         store = PRStore(db)
-        total, _ = import_file(store, profile, demo_data_path())
+        total = import_file(store, profile, demo_data_path()).total
         requests = commands(store)
         db.close()
         settings = Settings(

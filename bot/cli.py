@@ -123,7 +123,7 @@ def run_command(
         command=name,
         args=words,
         options=options or {},
-        repo=settings.prdigest_repo,
+        repo=settings.default_repo,
         lang=(lang or settings.prdigest_lang),  # type: ignore[arg-type]
         timezone=settings.prdigest_timezone,
         now=now or datetime.now(UTC),
@@ -216,7 +216,12 @@ class LazyGroup(click.Group):
             "sync",
             "Fetch merged PRs from GitHub or a local clone, classify and cache them.",
         ),
-        "serve": ("bot.serve", "serve", "Run the configured chat front ends (Slack) and /healthz."),
+        "serve": ("bot.serve", "serve", "Run the configured chat front ends (Slack, Discord) and /healthz."),
+        "discord": (
+            "bot.discord.cli",
+            "discord_group",
+            "Discord set-up: sync the slash commands, the invite URL.",
+        ),
         "deliver": (
             "bot.subscribe_cli",
             "deliver",

@@ -6,12 +6,13 @@ Tokens are ``SecretStr`` so they never show up in a repr, a log line or a traceb
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.urls import WEBSOCKET, platform_url
 from classify.rules import Profile, load_profile
 
 
@@ -34,7 +35,10 @@ class Settings(BaseSettings):
 
     # cache and defaults
     prdigest_db: Path = Field(default=Path("prdigest.db"), description="SQLite cache file")
-    prdigest_repo: str | None = Field(default=None, description="OWNER/NAME to report on")
+    prdigest_repo: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description="OWNER/NAME to report on; several, comma-separated, for chat (the first is the default)",
+    )
     prdigest_rules: Path | None = Field(default=None, description="your own rule profile (TOML)")
     prdigest_profile: str = Field(default="vllm", description="bundled profile: vllm or generic")
     prdigest_timezone: str = Field(default="UTC", description="IANA zone for week boundaries")
@@ -53,6 +57,11 @@ class Settings(BaseSettings):
     slack_signing_secret: SecretStr | None = None
     slack_app_token: SecretStr | None = None
     prdigest_slack_api_url: str = "https://slack.com/api/"
+
+    # Discord
+    discord_bot_token: SecretStr | None = None
+    prdigest_discord_api_url: str = "https://discord.com/api/v10"
+    prdigest_discord_gateway_url: str = "wss://gateway.discord.gg"
 
     # the server (`prdigest serve`): /healthz and every front end's HTTP endpoints
     prdigest_port: int = Field(
@@ -90,12 +99,42 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown time zone {value!r}; use an IANA name such as Europe/Berlin") from exc
         return value
 
-    @field_validator("prdigest_repo")
+    @field_validator("prdigest_discord_api_url")
     @classmethod
-    def _repo(cls, value: str | None) -> str | None:
-        if value is not None and value.count("/") != 1:
-            raise ValueError(f"{value!r} is not OWNER/NAME")
-        return value or None
+    def _discord_api(cls, value: str) -> str:
+        return platform_url("PRDIGEST_DISCORD_API_URL", value).rstrip("/")
+
+    @field_validator("prdigest_discord_gateway_url")
+    @classmethod
+    def _discord_gateway(cls, value: str) -> str:
+        return platform_url("PRDIGEST_DISCORD_GATEWAY_URL", value, WEBSOCKET).rstrip("/")
+
+    @field_validator("prdigest_repo", mode="before")
+    @classmethod
+    def _repos(cls, value: object) -> tuple[str, ...]:
+        """``a/b``, ``a/b,c/d`` (commas or spaces), or a sequence; each must be OWNER/NAME."""
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            words = value.replace(",", " ").split()
+        elif isinstance(value, list | tuple):
+            words = [str(v).strip() for v in value]
+        else:
+            raise ValueError("expected OWNER/NAME, or several separated by commas")
+        for word in words:
+            if word.count("/") != 1 or word.startswith("/") or word.endswith("/"):
+                raise ValueError(f"{word!r} is not OWNER/NAME")
+        return tuple(dict.fromkeys(words))
+
+    @field_validator("prdigest_slack_api_url")
+    @classmethod
+    def _slack_url(cls, value: str) -> str:
+        return platform_url("PRDIGEST_SLACK_API_URL", value)
+
+    @property
+    def default_repo(self) -> str | None:
+        """The repository answered for when none is named: the first of PRDIGEST_REPO."""
+        return self.prdigest_repo[0] if self.prdigest_repo else None
 
 
 # Settings read under another name too (older names kept working): alias → field.
@@ -127,4 +166,7 @@ def load_settings(**overrides: object) -> Settings:
     except ValidationError as exc:
         err = exc.errors()[0]
         name = str(err["loc"][0]).upper() if err["loc"] else "setting"
-        raise ConfigError(f"{name}: {err['msg']}") from None
+        message = str(err["msg"]).removeprefix("Value error, ")
+        if message.startswith(name + " "):  # the check named the variable itself
+            raise ConfigError(message) from None
+        raise ConfigError(f"{name}: {message}") from None

@@ -31,13 +31,13 @@ import tenacity
 
 from bot import github_queries as Q
 from bot.retry_after import retry_after
+from bot.urls import is_loopback, platform_url
 from classify.models import ChangeType, FileChange, PullRequest
 
 DEFAULT_API_URL = "https://api.github.com"
 USER_AGENT = "prdigest/0.1 (+https://github.com/vllm-project/vllm weekly digests)"
 SEARCH_RESULT_CAP = 1000  # GitHub search never returns more than this many results per query
 SEARCH_QUERY_MAX = 256  # characters in a search string
-_LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 Sleep = Callable[[float], None]
 Clock = Callable[[], float]
@@ -134,18 +134,10 @@ def graphql_endpoint(api_url: str) -> str:
     ``/graphql`` is used as given. Plain http is refused except on loopback: the token would travel
     in clear text.
     """
-    raw = api_url.strip()
+    raw = platform_url("PRDIGEST_GITHUB_API_URL", api_url)
     parts = urlsplit(raw)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(
-            f"PRDIGEST_GITHUB_API_URL {api_url!r} is not an http(s) URL such as {DEFAULT_API_URL}"
-        )
-    host = parts.hostname.lower()
-    loopback = host in _LOOPBACK
-    if parts.scheme == "http" and not loopback:
-        raise ValueError(
-            f"PRDIGEST_GITHUB_API_URL {api_url!r}: plain http; use https (the token must not travel in clear)"
-        )
+    host = (parts.hostname or "").lower()
+    loopback = is_loopback(host)
     path = parts.path.rstrip("/")
     if path.endswith("/graphql"):
         new_path = path
@@ -168,7 +160,7 @@ def web_base(api_url: str) -> str:
     """Where people open PRs in a browser: https://github.com, or https://HOST on GHES."""
     parts = urlsplit(api_url.strip())
     host = (parts.hostname or "").lower()
-    if host in ("api.github.com", "github.com", "") or host in _LOOPBACK:
+    if host in ("api.github.com", "github.com", "") or is_loopback(host):
         return "https://github.com"
     return f"https://{parts.netloc}"
 

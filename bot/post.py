@@ -21,7 +21,7 @@ from bot.errors import EXIT_FAILED, UserError
 from commands.model import Reply
 
 # platform name → module with ``poster(settings) -> Poster`` and ``TARGET_HINT`` (e.g. "slack:C0123456789")
-PLATFORMS: dict[str, str] = {"slack": "bot.slack.post"}
+PLATFORMS: dict[str, str] = {"slack": "bot.slack.post", "discord": "bot.discord.post"}
 
 
 @dataclass(frozen=True)

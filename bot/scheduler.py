@@ -191,8 +191,7 @@ class DeliveryScheduler:
 
     def _sync_all(self, ctx: Context) -> dict[str, str | None]:
         repos = set(ctx.store.repos()) | {s.repo for s in SubscriptionStore(ctx.store.db).active()}
-        if self.settings.prdigest_repo:
-            repos.add(self.settings.prdigest_repo)
+        repos.update(self.settings.prdigest_repo)
         return {
             repo: sync_now(self.settings, ctx.store.db, ctx.profile, repo, max_wait=PERIODIC_MAX_WAIT)
             for repo in sorted(repos)

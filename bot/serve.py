@@ -31,14 +31,15 @@ from typing import Any, Protocol
 import click
 from aiohttp import web
 
+from bot import logs
 from bot.config import ConfigError, Settings, active_profile, load_settings, secret
 from bot.errors import UserError
+from bot.http_guard import ConnectionGuard, HttpLimits
 from bot.runner import CommandRunner, ContextFactory
 from bot.runtime import settle_heap
 from classify.rules import ProfileError
 from commands.registry import Context, load_all
-from storage.db import StoreError, connect
-from storage.migrations import MIGRATIONS
+from storage.db import StoreError, connect, schema_status
 from storage.prs import PRStore, iso
 
 log = logging.getLogger(__name__)
@@ -53,17 +54,6 @@ class ServeOptions:
 
     socket_mode: bool | None = None  # Slack: force Socket Mode (True) or HTTP (False)
     pace: float | None = None  # seconds between the messages of one post (tests use 0)
-
-
-@dataclass(frozen=True)
-class HttpLimits:
-    """The HTTP server's limits, in one place: request body size, how long an idle keep-alive
-    connection is kept, how long a stop waits for requests in flight, the listen backlog."""
-
-    max_body: int = 1024 * 1024
-    keepalive_timeout: float = 75.0
-    shutdown_timeout: float = 5.0
-    backlog: int = 128
 
 
 class Component(Protocol):
@@ -101,6 +91,12 @@ FRONT_ENDS: tuple[FrontEnd, ...] = (
         ),
         "SLACK_BOT_TOKEN with SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode) for Slack",
     ),
+    FrontEnd(
+        "discord",
+        "bot.discord.component",
+        lambda s: bool(secret(s.discord_bot_token)),
+        "DISCORD_BOT_TOKEN for Discord",
+    ),
 )
 
 
@@ -133,22 +129,27 @@ def context_factory(settings: Settings, db: Path) -> ContextFactory:
 
 
 def cache_state(ctx: Context) -> dict[str, Any]:
-    """The cache's part of /healthz: repositories, PR counts, newest merge, schema up to date."""
+    """The cache's part of /healthz: repositories, PR counts, newest merge, and whether its schema
+    is this prdigest's (not ok: migrations pending, or a cache made by a newer prdigest)."""
     store = ctx.store
     repos = []
     for repo in store.repos():
         span = store.merged_range(repo)
         newest = iso(span[1]) if span else None
         repos.append({"repo": repo, "prs": store.count(repo), "newest_merged_at": newest})
-    pending = [m.name for m in MIGRATIONS.pending(store.db)]
-    return {
-        "ok": not pending,
-        "schema_ok": not pending,
-        "pending_migrations": pending,
+    status = schema_status(store.db)
+    state: dict[str, Any] = {
+        "ok": status.ok,
+        "schema_ok": status.ok,
+        "pending_migrations": list(status.pending),
         "repos": repos,
         "prs": sum(r["prs"] for r in repos),
         "profile": {"name": ctx.profile.name, "version": ctx.profile.version},
     }
+    if status.problem:
+        state["schema_problem"] = f"the cache {status.problem}"
+        state["unknown_migrations"] = list(status.unknown)
+    return state
 
 
 def bind(host: str, port: int, backlog: int = HttpLimits.backlog) -> socket.socket:
@@ -197,7 +198,8 @@ class Host:
         self.host = host
         self.port = port
         self.limits = limits
-        self.web = web.Application(client_max_size=limits.max_body)
+        self.guard = ConnectionGuard(limits)
+        self.web = web.Application(client_max_size=limits.max_body, middlewares=[self.guard.middleware])
         self.web.router.add_get(HEALTH_PATH, self._health)
         self._started: list[Component] = []
 
@@ -206,12 +208,15 @@ class Host:
         self.web.router.add_route(method, path, handler)
 
     async def _health(self, request: web.Request) -> web.Response:
+        """The cache's state, read in the runner's own health lane (never behind commands),
+        each component's, and the HTTP server's connection counts."""
         try:
-            state = await self.runner.call(cache_state)
+            state = await self.runner.health.call(cache_state)
         except Exception as exc:  # a health check reports, it does not crash
             log.warning("health check failed: %s", exc)
             return web.json_response({"ok": False, "error": str(exc)}, status=503)
         state["components"] = {c.name: c.health() for c in self._started}
+        state["http"] = self.guard.health()
         return web.json_response(state, status=200 if state["ok"] else 503)
 
     async def run(
@@ -225,6 +230,7 @@ class Host:
         """
         sock = bind(self.host, self.port, self.limits.backlog)
         app_runner: web.AppRunner | None = None
+        server: asyncio.Server | None = None
         try:
             for component in self.components:
                 self._started.append(component)
@@ -236,7 +242,9 @@ class Host:
                 shutdown_timeout=self.limits.shutdown_timeout,
             )
             await app_runner.setup()
-            await web.SockSite(app_runner, sock).start()
+            self.guard.factory = app_runner.server
+            loop = asyncio.get_running_loop()
+            server = await loop.create_server(self.guard, sock=sock, backlog=self.limits.backlog)
             port = int(sock.getsockname()[1])
             names = ", ".join(c.name for c in self.components)
             log.info("prdigest serving %s; /healthz on http://%s:%s%s", names, self.host, port, HEALTH_PATH)
@@ -251,6 +259,8 @@ class Host:
                     await component.stop()
                 except Exception:
                     log.exception("stopping %s failed", component.name)
+            if server is not None:
+                server.close()  # no new connections; aiohttp's cleanup ends the open ones
             if app_runner is not None:
                 await app_runner.cleanup()
             sock.close()
@@ -274,6 +284,7 @@ def build_host(
     port: int | None = None,
     options: ServeOptions = ServeOptions(),
     runner: CommandRunner | None = None,
+    limits: HttpLimits = HttpLimits(),
 ) -> Host:
     """Everything ``serve`` starts, validated: ConfigError/StoreError/ProfileError otherwise."""
     components = components_for(settings, options)
@@ -288,6 +299,7 @@ def build_host(
         host=host,
         port=settings.prdigest_port if port is None else port,
         db=path,
+        limits=limits,
     )
 
 
@@ -313,9 +325,7 @@ def build_host(
 )
 def serve(db: Path | None, host: str, port: int | None, socket_mode: bool | None) -> None:
     """Run the chat front ends that are configured (Slack): /digest /risks /pr /search /help."""
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
-    )
+    logs.configure()
     try:
         settings = load_settings()
         server = build_host(

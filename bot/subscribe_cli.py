@@ -174,7 +174,7 @@ def subscribe(
     defaults = {
         "tz": settings.prdigest_timezone,
         "lang": settings.prdigest_lang,
-        **({"repo": settings.prdigest_repo} if settings.prdigest_repo else {}),
+        **({"repo": settings.default_repo} if settings.default_repo else {}),
         **({"repo": repos[0]} if not settings.prdigest_repo and len(repos) == 1 else {}),
     }
     values = {k: str(v) for k, v in given.items() if v not in (None, "")}

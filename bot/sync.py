@@ -339,13 +339,20 @@ def fetch_and_store(
 
 
 def on_demand_fetcher(
-    settings: Any, store: PRStore, profile: Any, *, timeout: float = 15.0, max_wait: float = 30.0
+    settings: Any,
+    store: PRStore,
+    profile: Any,
+    *,
+    timeout: float = 8.0,
+    max_wait: float = 10.0,
+    retries: int = 1,
 ) -> Callable[[str, int], StoredPR | None] | None:
     """For ``pr NUMBER`` on a PR missing from the cache: None without GITHUB_TOKEN, else a function.
 
     The function ``fetch(repo, number)`` fetches the merged PR (one request, plus one per 200 files
     beyond the first 100), classifies it, caches it and returns the stored row, or None when GitHub
-    has no merged PR with that number. Failures (rejected token, rate limit longer than
+    has no merged PR with that number. Someone is waiting for the answer, so the timeouts are short
+    (``timeout`` per request, one retry, rate-limit waits up to ``max_wait``), unlike a sync's. Failures (rejected token, rate limit longer than
     ``max_wait``, GitHub down) raise ``RuntimeError`` with a one-line reason, so callers in
     ``commands/`` need no GitHub types. It blocks; call it from a thread in async code, with a store
     whose SQLite connection may be used from that thread.
@@ -357,7 +364,9 @@ def on_demand_fetcher(
 
     def fetch(repo: str, number: int) -> StoredPR | None:
         try:
-            with gh.client_from_settings(settings, timeout=timeout, max_wait=max_wait) as client:
+            with gh.client_from_settings(
+                settings, timeout=timeout, max_wait=max_wait, max_retries=retries
+            ) as client:
                 return fetch_and_store(store, client, classifier, repo, number)
         except gh.GitHubError as exc:
             raise RuntimeError(str(exc)) from exc

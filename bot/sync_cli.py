@@ -69,7 +69,7 @@ def parse_when(text: str, zone: ZoneInfo, *, option: str, end: bool = False) -> 
 
 
 def _repo(value: str | None, settings: Settings, git_root: Path | None) -> str:
-    repo = value or settings.prdigest_repo
+    repo = value or settings.default_repo
     if repo is None and git_root is not None:
         # Only a GitHub URL names the repository: a clone of a local path or of another host would
         # otherwise be filed under a made-up name, with links to the wrong PRs.

@@ -15,6 +15,7 @@ Precedence, documented for profile authors:
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from classify.models import Classification, FileChange, Flag, FlagKind, PullRequest, ScorePart
 from classify.rules import Compiled, Profile, RuleMatchers
@@ -392,7 +393,18 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
     summary = gist(body, parsed.after_tags or title, cleaned=cleaned)
 
     # -- key-PR score -----------------------------------------------------------------------------------
-    breakdown = _score(profile, flags, kind, size, found, modules, pr.labels, label_keys, len(core_files))
+    tests = _tests_with_source(files, c)
+    signals = _Signals(
+        kind=kind,
+        size=size,
+        highlighted=bool(found),
+        modules=modules,
+        core_count=len(core_files),
+        test_files=tests,
+        series=parsed.series,
+        author=pr.author,
+    )
+    breakdown = _score(profile, flags, signals, pr.labels, label_keys)
     score = round(sum(p.points for p in breakdown), 2)
 
     return Classification(
@@ -406,6 +418,17 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
         profile=profile.name,
         profile_version=profile.version,
     )
+
+
+def _tests_with_source(files: _Files, c: Compiled) -> int:
+    """Test files changed in a PR that also changes source outside the tests (else 0)."""
+    test_set, source_set = c.test_set, c.source_set
+    if test_set is None or source_set is None or test_set not in files.count:
+        return 0
+    for ids in files.ids:
+        if source_set in ids and test_set not in ids and c.exempt_set not in ids:
+            return files.count[test_set]
+    return 0
 
 
 def _kind_from_rules(
@@ -440,28 +463,46 @@ _FLAG_REASONS: dict[FlagKind, str] = {
 }
 
 
+class _Signals(NamedTuple):
+    """What the score looks at besides flags and labels, gathered while classifying."""
+
+    kind: str
+    size: int
+    highlighted: bool
+    modules: list[str]
+    core_count: int
+    test_files: int
+    """test files changed together with source files (0 when either is missing)"""
+    series: str | None
+    author: str
+
+
+def is_bot(author: str, known: frozenset[str]) -> bool:
+    """GitHub apps sign as ``name[bot]`` (``app/name`` in GraphQL); a profile may name more bots."""
+    login = author.strip().lower().removeprefix("app/")
+    return login.endswith("[bot]") or (bool(login) and login.removesuffix("[bot]") in known)
+
+
 def _score(
     profile: Profile,
     flags: list[Flag],
-    kind: str,
-    size: int,
-    found: list[str],
-    modules: list[str],
+    sig: _Signals,
     labels: list[str],
     label_keys: list[str],
-    core_count: int,
 ) -> list[ScorePart]:
     """The score's parts; weights are the profile's (data), reasons say what earned them."""
     s = profile.score
     parts: list[ScorePart] = []
     cache = profile.compiled.score_parts
 
-    def add(reason: str, points: float) -> None:
+    def add(reason: str, points: float, rule: str, detail: str = "") -> None:
         if points:
             key = (reason, points)
             part = cache.get(key)
             if part is None:
-                part = cache[key] = ScorePart(reason=reason, points=round(points, 2))
+                part = cache[key] = ScorePart(
+                    reason=reason, points=round(points, 2), rule=rule, detail=detail
+                )
             parts.append(part)
 
     for f in flags:
@@ -469,24 +510,41 @@ def _score(
         if points:
             reason = _FLAG_REASONS[f.kind]
             if f.kind == "core-path":
-                reason += f" ({core_count} file{'s' if core_count != 1 else ''})"
-            add(reason, points)
-    add(f"kind: {kind}", s.kinds.get(kind, 0.0))
+                n = sig.core_count
+                add(f"{reason} ({n} file{'s' if n != 1 else ''})", points, "core-path", str(n))
+            else:
+                add(reason, points, "flag", f.kind)
+    add(f"kind: {sig.kind}", s.kinds.get(sig.kind, 0.0), "kind", sig.kind)
     tier: tuple[int, float] | None = None
     for lines, points in profile.compiled.size_tiers:
-        if size >= lines:
+        if sig.size >= lines:
             tier = (lines, points)
     if tier is not None:
-        add(f"size: ≥ {tier[0]:,} lines changed", tier[1])
-    if found:
-        add("measured effect stated", s.highlight)
-    real = [m for m in modules if m != profile.catch_all_module]
+        add(f"size: ≥ {tier[0]:,} lines changed", tier[1], "size", str(tier[0]))
+    elif s.small is not None and sig.size < s.small.lines:
+        add(f"small change: < {s.small.lines:,} lines", s.small.points, "small", str(s.small.lines))
+    if sig.highlighted:
+        add("measured effect stated", s.highlight, "highlight")
+    if sig.test_files and s.with_tests:
+        n = sig.test_files
+        add(f"comes with tests ({n} test file{'s' if n != 1 else ''})", s.with_tests, "tests", str(n))
+    if sig.series and s.series:
+        add(f"one of a series ({sig.series})", s.series, "series", sig.series)
+    if s.bot and is_bot(sig.author, profile.compiled.bot_authors):
+        add(f"opened by a bot ({sig.author})", s.bot, "bot", sig.author)
+    real = [m for m in sig.modules if m != profile.catch_all_module]
     if len(real) >= s.many_modules_min:
-        add(f"touches {len(real)} modules", s.many_modules)
+        add(f"touches {len(real)} modules", s.many_modules, "modules", str(len(real)))
     if s.modules:
-        for m in modules:
-            add(f"module: {m}", s.modules.get(m, 0.0))
+        # the best and the worst weighted module count once each: a PR touching ten weighted
+        # modules (a mass rename) is not ten times as important
+        weighted = [(s.modules[m], m) for m in sig.modules if s.modules.get(m)]
+        best = max((w for w in weighted if w[0] > 0), key=lambda w: w[0], default=None)
+        worst = min((w for w in weighted if w[0] < 0), key=lambda w: w[0], default=None)
+        for w in (best, worst):
+            if w is not None:
+                add(f"module: {w[1]}", w[0], "module", w[1])
     if s.labels:
         for label, key in zip(labels, label_keys, strict=True):
-            add(f"label: {label}", profile.compiled.score_labels.get(key, 0.0))
+            add(f"label: {label}", profile.compiled.score_labels.get(key, 0.0), "label", label)
     return parts

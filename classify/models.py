@@ -78,10 +78,17 @@ class Flag(BaseModel):
 
 
 class ScorePart(BaseModel):
-    """One line of a key-PR score breakdown: why, and how many points."""
+    """One line of a key-PR score breakdown: why, and how many points.
+
+    ``reason`` is the English sentence shown by default; ``rule`` (which rule of the profile's
+    ``[score]`` gave the points) and ``detail`` (the value it matched: a kind, a module, a size
+    threshold, a theme's name) let a front end say the same in another language.
+    """
 
     reason: str
     points: float
+    rule: str = ""
+    detail: str = ""
 
 
 class Classification(BaseModel):

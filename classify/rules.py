@@ -148,11 +148,23 @@ class SizeTier(_Section):
     points: float
 
 
+class SmallSpec(_Section):
+    lines: Annotated[int, Field(ge=1)]
+    points: float
+
+
 class ScoreSpec(_Section):
     highlight: float = 2.0
     many_modules: float = 1.0
     many_modules_min: Annotated[int, Field(ge=2)] = 3
     size: list[SizeTier] = []
+    small: SmallSpec | None = None
+    with_tests: float = 0.0
+    series: float = 0.0
+    bot: float = 0.0
+    bot_authors: Strs = []
+    theme: float = 0.0
+    theme_min_prs: Annotated[int, Field(ge=2)] = 3
     flags: dict[str, float] = {}
     kinds: dict[str, float] = {}
     modules: dict[str, float] = {}
@@ -259,6 +271,7 @@ class Compiled:
     revert_body: GatedGroup
     size_tiers: tuple[tuple[int, float], ...]
     score_labels: Mapping[str, float]
+    bot_authors: frozenset[str]
     module_rules_by_set: Mapping[int, tuple[int, ...]]
     """path-set index → indexes (into ``modules``) of the module rules that use it"""
     module_pattern_rules: tuple[int, ...]
@@ -769,6 +782,7 @@ def _compile(spec: ProfileSpec, source: Path) -> Profile:
         revert_body=GatedGroup(_regexes(f.revert.body_patterns, ("flags", "revert", "body_patterns"))),
         size_tiers=tuple(sorted((t.lines, t.points) for t in spec.score.size)),
         score_labels=types.MappingProxyType({norm(k): v for k, v in spec.score.labels.items()}),
+        bot_authors=frozenset(a.strip().lower() for a in spec.score.bot_authors),
         module_rules_by_set=types.MappingProxyType(_rules_by_set(module_m)),
         module_pattern_rules=tuple(i for i, r in enumerate(module_m) if r.patterns),
     )

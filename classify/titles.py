@@ -15,6 +15,8 @@ _TAG = re.compile(r"\s*[\[【]([^\[\]【】]{0,60})[\]】]\s*[:\-–|]?\s*")
 _TRAILING_TAG = re.compile(r"\s*\[([^\[\]]{1,60})\]\s*$")
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 _SERIES = re.compile(r"^\s*(?:\d+|last|final|n|x)\s*(?:/|of)\s*(?:\d+|n|x)\s*$", re.I)
+# "(part 2)", "part 3 of 5", "(2/3)" in the text of a title: the unbracketed series markers
+_TEXT_SERIES = re.compile(r"\(\s*\d+\s*/\s*(?:\d+|n)\s*\)|\bpart\s+\d+(?:\s*(?:/|of)\s*(?:\d+|n))?\b", re.I)
 _CONVENTIONAL = re.compile(
     r"(?:\((?P<ptype>[A-Za-z][\w/ -]{0,24})\)|(?P<type>[A-Za-z][\w-]{0,24}))"
     r"(?:\((?P<scope>[^()]{1,40})\))?(?P<bang>!)?:\s+"
@@ -51,6 +53,8 @@ class ParsedTitle(NamedTuple):
     """The title with tags, prefix and the ``(#123)`` squash suffix removed."""
     after_tags: str
     """The title with only the tags and the squash suffix removed (keeps an unknown ``Word:`` prefix)."""
+    series: str | None = None
+    """The series marker as written (``3/N``, ``part 2``), when the title says it is one of a series."""
 
 
 def parse_title(title: str) -> ParsedTitle:
@@ -91,6 +95,11 @@ def parse_title(title: str) -> ParsedTitle:
         if after_tags.endswith(t.group(0)):
             after_tags = after_tags[: -len(t.group(0))]
     tags.extend(trailing)
+    series = next((t for t in tags if t and is_series_marker(t)), None)
+    if series is None and ("/" in rest or "art " in rest):
+        m = _TEXT_SERIES.search(rest)
+        if m:
+            series = m.group(0).strip("() ")
     return ParsedTitle(
         tags=tuple(t for t in tags if t and not is_series_marker(t)),
         prefix=prefix,
@@ -98,4 +107,5 @@ def parse_title(title: str) -> ParsedTitle:
         bang=bang,
         text=rest.strip(),
         after_tags=after_tags.strip(),
+        series=series,
     )

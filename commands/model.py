@@ -45,6 +45,9 @@ class Invocation:
     user: str | None = None
     is_admin: bool = False
     channel: str | None = None  # where a chat command was typed (subscriptions are per channel)
+    # Which repositories this invocation may act on: None (the CLI) any; chat front ends pass
+    # PRDIGEST_REPO, and an empty tuple means "only those already in the cache".
+    allowed_repos: tuple[str, ...] | None = None
 
 
 class PRRef(BaseModel):

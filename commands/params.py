@@ -499,7 +499,23 @@ def for_surface(params: Sequence[Param], surface: Surface) -> list[Param]:
     return [p for p in params if surface in p.surfaces]
 
 
+def typed_usage(param: Param) -> str:
+    """How a typed front end (Discord) shows an option: ``[period:PERIOD]``, ``number:NUMBER``,
+    ``[modules:MODULE,…]`` (several, comma-separated), ``words:WORDS…``, ``[public:True]``."""
+    if param.flag:
+        text = f"{param.name}:True"
+    else:
+        metavar = "NUMBER" if param.kind == "integer" else param.metavar
+        # several values: comma-separated where autocomplete builds the list (modules), else words
+        several = ",…" if param.suggest is not None else "…"
+        text = f"{param.name}:{metavar}" + (several if param.many else "")
+    return text if param.required else f"[{text}]"
+
+
 def usage_line(name: str, params: Sequence[Param], surface: Surface) -> str:
-    """``digest [PERIOD] [MODULE…]`` (chat adds ``[public]``; options are listed by the CLI itself)."""
+    """``digest [PERIOD] [MODULE…]`` (Slack adds ``[public]``; the CLI lists its options itself);
+    on Discord every option by name: ``digest [period:PERIOD] [modules:MODULE,…] …``."""
+    if surface == "discord":
+        return " ".join([name, *(typed_usage(p) for p in for_surface(params, surface))])
     shown = [p.usage() for p in for_surface(params, surface) if not p.option]
     return " ".join([name, *shown])

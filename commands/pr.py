@@ -5,10 +5,11 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from commands import params as P
-from commands.common import key_numbers, pr_ref, pr_tags, stale_profile_note
+from commands.common import pr_ref, pr_tags, stale_profile_note
 from commands.locale import flag_label, t
 from commands.locale.effects import effect_text
-from commands.locale.evidence import evidence_text, score_reason
+from commands.locale.evidence import evidence_text
+from commands.locale.reasons import score_reason
 from commands.model import (
     Block,
     Bullet,
@@ -23,6 +24,7 @@ from commands.model import (
 )
 from commands.period import week_of
 from commands.registry import Context, command
+from commands.report.keys import week_view
 
 
 @command(
@@ -32,7 +34,7 @@ from commands.registry import Context, command
     examples=("pr 42121", "pr https://github.com/vllm-project/vllm/pull/42121"),
 )
 def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
-    repo = number.repo or ctx.resolve_repo(inv, cached=False)
+    repo = ctx.resolve_repo(inv, number.repo, cached=False)
     lang = inv.lang
     item = ctx.store.get(repo, number.number)
     if item is None:
@@ -46,9 +48,9 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
     pr, cls = item.pr, item.cls
     zone = ZoneInfo(inv.timezone)
     week = week_of(pr.merged_at, zone)
-    peers = ctx.store.scores_between(repo, week.start, week.end)
-    key = pr.number in key_numbers(peers, ctx.profile.key_share, ctx.profile.key_min_score)
-    rank = 1 + sum(1 for _, score, _ in peers if score > cls.score)
+    view = week_view(ctx.store, ctx.profile, repo, week, item)
+    item, key, rank, peers = view.item, view.key, view.rank, view.total
+    cls = item.cls
     merged_local = pr.merged_at.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 
     blocks: list[Block] = [
@@ -75,7 +77,7 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
         facts.append((t(lang, "pr.labels"), ("、" if lang == "zh" else ", ").join(pr.labels)))
     facts.append(
         (
-            t(lang, "pr.score", score=f"{cls.score:g}", rank=f"#{rank}/{len(peers)}"),
+            t(lang, "pr.score", score=f"{cls.score:g}", rank=f"#{rank}/{peers}"),
             t(lang, "pr.key_yes" if key else "pr.key_no", week=week.label),
         )
     )
@@ -91,15 +93,7 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
     else:
         blocks.append(Paragraph(text=t(lang, "pr.no_flags")))
     if cls.breakdown:
-        profile = ctx.profile
-
-        def kind_label(kind: str) -> str:
-            return profile.kind_label(kind, lang)
-
-        def module_label(module: str) -> str:
-            return profile.module_label(module, lang)
-
-        reasons = [score_reason(p.reason, lang, kind_label, module_label) for p in cls.breakdown]
+        reasons = [score_reason(lang, p, ctx.profile, view.theme_names) for p in cls.breakdown]
         blocks.append(Heading(text=t(lang, "pr.breakdown"), level=3))
         blocks.append(
             BulletList(
@@ -136,7 +130,10 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
         "kind": cls.kind,
         "flags": {f.kind: f.evidence for f in cls.flags},
         "score": cls.score,
-        "score_breakdown": [{"reason": p.reason, "points": p.points} for p in cls.breakdown],
+        "score_breakdown": [
+            {"reason": p.reason, "points": p.points, "rule": p.rule, "detail": p.detail}
+            for p in cls.breakdown
+        ],
         "key": key,
         "week": week.label,
         "highlights": cls.highlights,

@@ -29,13 +29,25 @@ class Context:
     store: PRStore
     profile: Profile
 
-    def resolve_repo(self, inv: Invocation, *, cached: bool = True) -> str:
-        """The repository to answer about: the invocation's, else the only one in the cache.
+    def resolve_repo(self, inv: Invocation, named: str | None = None, *, cached: bool = True) -> str:
+        """The repository to answer about: ``named`` (a PR URL's), else the invocation's, else
+        the only one in the cache.
 
-        With ``cached`` (every command but ``pr``, which may fetch a PR on demand) a repository the
-        cache does not hold is refused, naming the ones it holds: an empty report about a
-        misspelt name would read as "nothing happened there".
+        A chat front end sets ``inv.allowed_repos``: any other repository is refused before
+        anything is read or fetched. With ``cached`` (every command but ``pr``, which may fetch a
+        PR on demand) a repository the cache does not hold is refused, naming the ones it holds:
+        an empty report about a misspelt name would read as "nothing happened there".
         """
+        wanted = named or inv.repo
+        if inv.allowed_repos is not None and wanted:
+            allowed = inv.allowed_repos or tuple(self.store.repos())
+            same = [r for r in allowed if r.lower() == wanted.lower()]
+            if not same:
+                raise UsageError("error.repo_not_served", repo=wanted[:100], repos=", ".join(allowed) or "—")
+            wanted = same[0]
+        if named:
+            return wanted or named
+        inv = replace(inv, repo=wanted) if wanted else inv
         repos = self.store.repos()
         if inv.repo:
             if not cached:
@@ -50,7 +62,10 @@ class Context:
             return repos[0]
         if not repos:
             raise UsageError("error.cache_empty")
-        raise UsageError("error.several_repos", repos=", ".join(repos))
+        chat = inv.platform in CHAT_PLATFORMS
+        raise UsageError(
+            "error.several_repos_chat" if chat else "error.several_repos", repos=", ".join(repos)
+        )
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -62,6 +64,29 @@ CHECKPOINT_WAIT = 5.0  # seconds a closing writer waits for readers before leavi
 WaitNotice = Callable[[str], None]
 
 
+# POSIX releases every lock a process holds on a file as soon as the process closes *any*
+# descriptor of that file. Reading a cache's header with open()/close() while another connection of
+# this process (another thread of `serve`) has the file open would silently drop that connection's
+# locks; a writer in another process that then closes believes it is the last user, deletes the WAL
+# and resets the shared index under our readers, which fail with "database disk image is
+# malformed". So the header is read only while this process has no connection to the file.
+_OPEN: Counter[tuple[int, int]] = Counter()
+_OPEN_LOCK = threading.Lock()
+
+
+def _file_key(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return (st.st_dev, st.st_ino)
+
+
+def _release(key: tuple[int, int] | None) -> None:
+    if key is not None:
+        with _OPEN_LOCK:
+            _OPEN[key] -= 1
+            if _OPEN[key] <= 0:
+                del _OPEN[key]
+
+
 class Cache(sqlite_utils.Database):
     """A prdigest cache: sqlite-utils' Database plus its file and how its writers wait for the lock."""
 
@@ -78,6 +103,14 @@ class Cache(sqlite_utils.Database):
         self.lock_timeout = lock_timeout
         self.on_wait = on_wait
         self.write_refusal: str | None = None  # set when the schema forbids writing (a newer prdigest)
+        self.file_key: tuple[int, int] | None = None  # counted in _OPEN while open
+
+    def close(self) -> None:
+        key, self.file_key = self.file_key, None
+        try:
+            super().close()
+        finally:
+            _release(key)
 
 
 def _check_existing(path: Path) -> None:
@@ -168,29 +201,47 @@ def connect(
         MIGRATIONS.apply(db)
         return db
     path = Path(path)
-    if path.exists():
-        _check_existing(path)
-    elif not create:
+    if not path.exists() and not create:
         raise StoreError(
             f"database {path} does not exist; run `prdigest demo`, `prdigest import` or `prdigest sync` first"
         )
-    else:
+    if not path.exists():
         _create(path)
+    key = _reserve(path)
     try:
         conn = sqlite3.connect(str(path))
     except sqlite3.Error as exc:
+        _release(key)
         raise explain(exc, path, writing=False) from exc
     try:
         _configure(conn, lock_timeout)
         db = Cache(conn, path, lock_timeout=lock_timeout, on_wait=on_wait)
+        db.file_key = key
         _open_checked(db, path)
     except sqlite3.Error as exc:
         conn.close()
+        _release(key)
         raise _opening_error(exc, path) from exc
     except BaseException:
         conn.close()
+        _release(key)
         raise
     return db
+
+
+def _reserve(path: Path) -> tuple[int, int] | None:
+    """Check the file (only when no connection of this process has it open: see ``_OPEN``) and
+    count the connection about to be opened."""
+    with _OPEN_LOCK:
+        try:
+            key = _file_key(path)
+        except OSError:
+            key = None
+        if key is None or not _OPEN[key]:
+            _check_existing(path)
+        if key is not None:
+            _OPEN[key] += 1
+        return key
 
 
 def _opening_error(exc: sqlite3.Error, path: Path) -> StoreError:

@@ -245,7 +245,15 @@ def _row_to_stored(row: dict[str, Any]) -> StoredPR:
             ],
             "score": row["score"],
             "breakdown": [
-                trusted(ScorePart, {"reason": b["reason"], "points": b["points"]})
+                trusted(
+                    ScorePart,
+                    {
+                        "reason": b["reason"],
+                        "points": b["points"],
+                        "rule": b.get("rule", ""),
+                        "detail": b.get("detail", ""),
+                    },
+                )
                 for b in _json(row.get("breakdown", "[]"))
             ],
             "highlights": _json(row["highlights"]),
@@ -503,6 +511,19 @@ class PRStore:
             (repo, iso(start), iso(end), *params),
         ).fetchall()
         return [(int(n), float(sc), int(size)) for n, sc, size in rows]
+
+    def paths(self, repo: str, numbers: Sequence[int]) -> dict[int, list[str]]:
+        """The changed files' paths of some PRs (themes look for files several PRs share)."""
+        out: dict[int, list[str]] = {}
+        for i in range(0, len(numbers), 500):
+            chunk = numbers[i : i + 500]
+            marks = ",".join("?" for _ in chunk)
+            rows = self.db.execute(
+                f"SELECT number, files FROM prs WHERE repo = ? AND number IN ({marks})", (repo, *chunk)
+            )
+            for n, files in rows.fetchall():
+                out[int(n)] = [f["path"] for f in _list(files)]
+        return out
 
     @staticmethod
     def _only(

@@ -76,7 +76,11 @@ def test_every_readme_example_works_after_prdigest_demo(
 ) -> None:
     argv = shlex.split(command)
     assert argv[0] == "prdigest"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRDIGEST_", "GITHUB_", "SLACK_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PRDIGEST_", "GITHUB_", "SLACK_", "DISCORD_"))
+    }
     result = subprocess.run(
         [EXE, *argv[1:]], capture_output=True, text=True, timeout=120, cwd=reader_dir, env=env
     )

@@ -91,7 +91,8 @@ def invocation(
         command=req.command,
         args=req.args,
         flags=req.flags,
-        repo=settings.prdigest_repo,
+        repo=settings.default_repo,
+        allowed_repos=settings.prdigest_repo,  # chat acts on these only (none set: the cache's)
         lang=settings.prdigest_lang,
         timezone=settings.prdigest_timezone,
         platform="slack",

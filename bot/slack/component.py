@@ -1,7 +1,7 @@
 """Slack as a component of the host (``bot.serve``): HTTP mode or Socket Mode.
 
 HTTP mode adds ``POST /slack/events`` to the host's server (every request verified with
-SLACK_SIGNING_SECRET by Bolt). With SLACK_APP_TOKEN the app talks to Slack over Socket Mode (no
+SLACK_SIGNING_SECRET before it is decoded: ``bot.slack.verify``). With SLACK_APP_TOKEN the app talks to Slack over Socket Mode (no
 public URL needed) and adds no route. Tokens are checked with Slack when the component starts,
 so a wrong one stops ``serve`` with one line instead of failing on the first command.
 """
@@ -13,14 +13,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import ConfigError, Settings, secret
 from bot.slack.app import Inflight, build_app
 from bot.slack.post import DEFAULT_PACE, SlackPoster, bot_token, explain, web_client
+from bot.slack.verify import SlackVerifier
 
 if TYPE_CHECKING:
     from bot.serve import Host, ServeOptions
@@ -94,6 +96,7 @@ class SlackComponent:
         self.app: AsyncApp | None = None
         self.inflight = Inflight()
         self.drain_timeout = 30.0
+        self.verifier = SlackVerifier(secret(settings.slack_signing_secret))
         self._socket: Any = None
 
     async def start(self, host: Host) -> None:
@@ -121,12 +124,32 @@ class SlackComponent:
             log.info("Slack commands at POST %s", EVENTS_PATH)
 
     async def _events(self, request: web.Request) -> web.Response:
-        bolt_req = await to_bolt_request(request)
-        stamp = request.headers.get("X-Slack-Request-Timestamp", "")
-        if not stamp.strip().lstrip("-").isdigit():  # Bolt would choke on int("")
+        """Verify, decode, then hand to Bolt; every malformed request is a 4xx, never a 500.
+
+        The body was read by the host (size and time capped); the signature is checked on the
+        raw bytes before anything decodes them, so an unsigned request — whatever its bytes,
+        charset or headers — is refused with 401, counted and logged without its body.
+        """
+        body = await request.read()
+        if self.verifier.refusal(request.headers, body, request.remote) is not None:
             return web.json_response({"error": "invalid request"}, status=401)
+        try:
+            text = body.decode("utf-8")
+            bolt_req = AsyncBoltRequest(
+                body=text,
+                query=request.query_string,
+                headers={k.lower(): [v] for k, v in request.headers.items()},
+                mode="http",
+            )
+        except Exception as exc:  # signed, yet not what Slack sends (bytes, JSON, shape)
+            self.verifier.count(f"unreadable ({type(exc).__name__})", request.remote, len(body))
+            return web.json_response({"error": "unreadable request"}, status=400)
         assert self.app is not None
-        return await to_aiohttp_response(await self.app.async_dispatch(bolt_req))
+        try:
+            return await to_aiohttp_response(await self.app.async_dispatch(bolt_req))
+        except Exception as exc:  # a signed payload of a shape Bolt cannot take
+            log.warning("could not handle a signed Slack request (%s)", type(exc).__name__)
+            return web.json_response({"error": "unreadable request"}, status=400)
 
     async def stop(self) -> None:
         """Stop taking commands (Socket Mode disconnects), then let the answers in flight finish."""
@@ -138,7 +161,9 @@ class SlackComponent:
             log.warning("stopped with %d Slack answers unfinished", left)
 
     def health(self) -> dict[str, Any]:
-        return {"mode": "socket" if self.plan.socket_mode else "http"}
+        if self.plan.socket_mode:
+            return {"mode": "socket"}
+        return {"mode": "http", **self.verifier.health()}
 
 
 def component(settings: Settings, options: ServeOptions) -> SlackComponent:

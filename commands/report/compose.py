@@ -26,7 +26,7 @@ from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply,
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, recommendations
 from commands.report.stats import DigestStats, module_tally, rank_key
-from commands.report.themes import Theme, clean_title, find_themes
+from commands.report.themes import Theme, clean_title, kind_counts
 from commands.report.trends import Trend, module_trends, movers
 from storage.prs import StoredPR
 
@@ -94,7 +94,7 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
             unit=unit_word,
         )
     if themes:
-        names = join_list([_theme_name(th, label) for th in themes[:5]], lang)
+        names = join_list([th.label(lang) for th in themes[:5]], lang)
         text += gap + t(lang, "digest.summary_themes", themes=names)
     text += gap + t(
         lang,
@@ -149,34 +149,27 @@ def _count_label(kind: str, lang: str) -> str:
 # -- themes --------------------------------------------------------------------------------------
 
 
-def _theme_name(th: Theme, label: LabelFn) -> str:
-    return th.title if th.kind == "burst" else label(th.key)
-
-
 def _theme_summary(th: Theme, lang: str) -> str | None:
-    """The theme's one-sentence summary, when the theme detection provides one (per language)."""
-    summary: Any = getattr(th, "summary", None)
-    if isinstance(summary, dict):
-        summary = summary.get(lang) or summary.get("en")
-    return summary if isinstance(summary, str) and summary.strip() else None
+    """The theme's one computed sentence in ``lang`` (``commands.report.themes.describe``)."""
+    summary = th.summary.get(lang) or th.summary.get("en")
+    return summary if summary and summary.strip() else None
 
 
 def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
+    """Each storyline: its name, its computed sentence, then its leading PRs."""
     blocks: list[Block] = []
     module_counts = stats.module_counts()
     unit_word = unit(stats, lang)
     for i, th in enumerate(themes, 1):
         n = len(th.prs)
+        name = th.label(lang)
+        total = module_counts.get(th.module, n) if th.module else n
         if th.kind == "burst":
-            head = t(lang, "digest.theme_burst", topic=th.title, prs=count(n, lang), unit=unit_word)
+            head = t(lang, "digest.theme_burst", topic=name, prs=count(n, lang), unit=unit_word)
+        elif total > n:
+            head = t(lang, "digest.theme_module_part", module=name, n=n, total=total)
         else:
-            total = module_counts.get(th.key, n)
-            name = label(th.key)
-            head = (
-                t(lang, "digest.theme_module_part", module=name, n=n, total=total)
-                if total > n
-                else t(lang, "digest.theme_module", module=name, prs=count(n, lang))
-            )
+            head = t(lang, "digest.theme_module", module=name, prs=count(n, lang))
         blocks.append(Heading(text=f"{i}. {head}", level=3))
         summary = _theme_summary(th, lang)
         items = [_entry(s, stats, lang) for s in th.prs[: THEME_ITEMS - (1 if summary else 0)]]
@@ -191,7 +184,7 @@ def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
 def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
     """One line naming the commands that show what the digest only summarises."""
     period = _period_word(stats)
-    module = next((th.key for th in themes if th.kind == "module"), None) or "MODULE"
+    module = next((th.module for th in themes if th.module), None) or "MODULE"
     key = sorted((s for s in stats.prs if s.pr.number in stats.key), key=rank_key)
     number = key[0].pr.number if key else "N"
     return Paragraph(
@@ -203,6 +196,11 @@ def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
             pr=f"pr {number}",
         )
     )
+
+
+def _more(stats: DigestStats, kind: str, n: int, lang: str) -> str:
+    """A shortened list names the command that shows it all: "; 4 more (`risks breaking 2026-W19`)"."""
+    return t(lang, "digest.risk_more", n=n, command=f"risks {kind} {_period_word(stats)}")
 
 
 def _period_word(stats: DigestStats) -> str:
@@ -367,19 +365,21 @@ def _risks(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> l
     breaking = stats.flagged("breaking")
     if breaking:
         named = join_list([_breaking_item(s, lang) for s in breaking[:RISK_NAMED]], lang, RISK_NAMED)
-        more = t(lang, "digest.risk_more", n=len(breaking) - RISK_NAMED) if len(breaking) > RISK_NAMED else ""
+        more = (
+            _more(stats, "breaking", len(breaking) - RISK_NAMED, lang) if len(breaking) > RISK_NAMED else ""
+        )
         text = t(lang, "digest.risk_breaking", n=len(breaking), items=named, more=more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in breaking[:RISK_NAMED]]))
     deps = stats.flagged("dependency")
     if deps:
         named = join_list(_tallied([_dependency_item(s, lang) for s in deps], lang), lang, RISK_PRS)
-        more = t(lang, "digest.risk_more", n=len(deps) - RISK_PRS) if len(deps) > RISK_PRS else ""
+        more = _more(stats, "dependency", len(deps) - RISK_PRS, lang) if len(deps) > RISK_PRS else ""
         text = t(lang, "digest.risk_dependency", n=len(deps), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in deps[:RISK_PRS]]))
     reverts = stats.flagged("revert")
     if reverts:
         named = join_list([_revert_item(s, stats, lang) for s in reverts[:RISK_PRS]], lang, RISK_PRS)
-        more = t(lang, "digest.risk_more", n=len(reverts) - RISK_PRS) if len(reverts) > RISK_PRS else ""
+        more = _more(stats, "revert", len(reverts) - RISK_PRS, lang) if len(reverts) > RISK_PRS else ""
         text = t(lang, "digest.risk_revert", n=len(reverts), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in reverts[:RISK_PRS]]))
     large = sorted(stats.flagged("large"), key=lambda s: (-(s.pr.additions + s.pr.deletions), -s.pr.number))
@@ -467,7 +467,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
             title += f" ({stats.filter.match})"
     if stats.filter.flags:
         title += " · " + " + ".join(flag_label(lang, k) for k in stats.filter.flags)
-    themes = find_themes(stats, catch_all=(profile.catch_all_module,))
+    themes = stats.themes
     recs = recommendations(stats, themes, label, lang)
     sections: list[tuple[str, list[Block]]] = [
         ("digest.summary", _summary(stats, themes, label, lang)),
@@ -505,12 +505,22 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         "previous": [{"period": w.period.as_dict(), "counts": w.counts} for w in stats.previous],
         "themes": [
             {
-                "title": th.title,
+                "title": th.label(lang),
+                "name": dict(th.name),
                 "kind": th.kind,
-                "module": th.key if th.kind == "module" else None,
-                "module_total": module_counts.get(th.key, 0) if th.kind == "module" else None,
+                "key": th.key,
+                "module": th.module,
+                "module_total": module_counts.get(th.module, 0) if th.module else None,
                 "count": len(th.prs),
-                "prs": [s.pr.number for s in th.prs],
+                "prs": th.numbers,
+                "lead": list(th.lead),
+                "summary": dict(th.summary),
+                "kinds": dict(kind_counts(th.prs)),
+                "key_count": sum(1 for n in th.numbers if n in stats.key),
+                "named": th.named,
+                "before": th.before,
+                "compared": th.compared,
+                "evidence": list(th.evidence),
             }
             for th in themes
         ],

@@ -79,7 +79,7 @@ def recommendations(
         out.append(Recommendation(t(lang, "rec.dependency", deps=_packages(deps, lang)), deps[:4]))
     for theme in themes:
         if theme.kind == "burst":
-            text = t(lang, "rec.burst", topic=theme.title, n=len(theme.prs), unit=unit)
+            text = t(lang, "rec.burst", topic=theme.label(lang), n=len(theme.prs), unit=unit)
             out.append(Recommendation(text, theme.prs[:MAX_PRS]))
     reverts = stats.flagged("revert")
     if reverts:

@@ -20,8 +20,9 @@ from datetime import datetime, timedelta
 
 from classify.models import FLAG_KINDS
 from classify.rules import Profile
-from commands.common import key_numbers, select_key
+from commands.common import key_numbers, select_key, with_period_parts
 from commands.period import Period
+from commands.report.themes import Theme, describe, find_themes, rebind, theme_parts
 from storage.prs import PRStore, StoredPR, TagFilter
 
 COMPARE_WEEKS = 4
@@ -72,6 +73,9 @@ class DigestStats:
     previous: list[Window]
     modules_filter: tuple[str, ...] = ()
     filter: TagFilter = field(default_factory=TagFilter)
+    """the full filter (modules with their match mode, flags); ``modules_filter`` is its modules"""
+    themes: list[Theme] = field(default_factory=list)
+    """the period's storylines (``commands.report.themes``), each with its computed sentence"""
     counts: dict[str, int] = field(default_factory=dict)
     comparison: Comparison = field(default_factory=lambda: Comparison(0, 7, True, None))
     merged_overall: int | None = None
@@ -169,17 +173,22 @@ def gather(
     period: Period,
     modules: tuple[str, ...] | TagFilter = (),
 ) -> DigestStats:
-    """The digest's numbers; ``modules`` is a module list (any-match) or a full ``TagFilter``."""
+    """The period's PRs, storylines, key PRs and comparison windows.
+
+    Storylines come first because they are part of the key-PR score: a PR that belongs to one of
+    the period's themes earns the profile's ``[score] theme`` points (shown in its breakdown), and
+    the PRs carry that period score from here on. The points decide which PRs are key, never how
+    many (``key_min_score`` applies to a PR's own score), so the comparison windows' key counts,
+    read from stored scores, are those their own digests show.
+    """
     flt = modules if isinstance(modules, TagFilter) else TagFilter(tuple(modules))
     prs = store.merged_between(repo, period.start, period.end)
     overall = len(prs) if flt else None
-    if flt:
+    if flt:  # modules with their match mode, or any listed flag (a subscription's view)
         prs = [s for s in prs if flt.matches(s.cls.modules, s.cls.flag_kinds)]
-    key = select_key(prs, profile.key_share, profile.key_min_score)
     first = store.first_merged(repo)
     periods, cut = covered_windows(period, first)
     previous = windows(store, profile, repo, periods, flt)
-    flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)
     days = max(1, round(period.length.total_seconds() / 86400))
     comparison = Comparison(
         windows=len(previous),
@@ -187,6 +196,23 @@ def gather(
         weekly=days == 7,
         cache_start=first if cut else None,
     )
+    paths = store.paths(repo, [s.pr.number for s in prs])
+    found = find_themes(prs, profile, [w.titles for w in previous], paths)
+    parts = theme_parts(found, profile)
+    bonus = {n: part.points for n, part in parts.items()}
+    key = select_key(prs, profile.key_share, profile.key_min_score, bonus)
+    prs = [with_period_parts(s, [parts[s.pr.number]] if s.pr.number in parts else []) for s in prs]
+    module_before = {
+        m: n / len(previous) for m, n in sum((Counter(w.modules) for w in previous), Counter()).items()
+    }
+    themes = describe(
+        rebind(found, prs),
+        key,
+        profile,
+        weekly=comparison.weekly,
+        module_before=module_before if previous else None,
+    )
+    flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)
     stats = DigestStats(
         repo=repo,
         period=period,
@@ -195,6 +221,7 @@ def gather(
         previous=previous,
         modules_filter=flt.modules,
         filter=flt,
+        themes=themes,
         comparison=comparison,
         merged_overall=overall,
     )

@@ -1,48 +1,126 @@
-"""Group the period's notable PRs into themes.
+"""Storyline themes: the stories of a period, found in what its PRs share.
 
-Two kinds of theme, as in the hand-written report:
-- a *burst*: a word that suddenly appears in several titles (four "AutoWeightsLoader"
-  migrations in one week, none before) becomes a theme of its own;
-- a *module* theme: the remaining PRs grouped by module, heaviest (by key-PR score) first.
+A theme is what a reader would call a story of the week — an initiative (a migration series, a
+refactor in N parts), a platform's push (CPU, ROCm), a subsystem's arc (speculative decoding,
+KV transfer, tool parsers) — not a bucket of everything that touched a module or a file type.
+Every step works from the period's own data and the profile's vocabulary:
+
+1. **Topics.** Each PR offers what it could share with others: its title tags and
+   conventional-commit scopes (a kind tag such as ``[Bugfix]`` says what kind of change it is,
+   not what it is about, and is left out; a tag or title keyword the profile knows names its
+   module, except infrastructure and language buckets), its title words and two-word phrases.
+   How much a PR is about a topic depends on where it appears: its first tag most, a keyword in
+   passing least. Its changed files, when known, do not make a story; they tie PRs to one (step 4).
+2. **Candidates.** A title topic shared by at least ``MIN_PRS`` PRs and by at most ``MAX_SHARE``
+   of them (a label on a third of all PRs is a bucket, not a story). Bots' PRs tell no story.
+3. **Strength.** The sum over its PRs of their weight (their key-PR score, so docs and chores
+   weigh little) × how much they are about it, × how far that kind of topic is trusted (an
+   author's tag more than a plain word), × its *specificity*: how rare it was in the earlier
+   windows' titles (a label on a quarter of all PRs, week after week, is a bucket).
+4. **Greedy cover.** A name, phrase or tag *bursting* against the earlier windows (new this week)
+   is told first; then the strongest remaining candidate. It grows by the topics that tell the
+   same story (``_grow``: their titles are mostly the seed's PRs, or their PRs mostly work in the
+   files the seed's PRs work in), up to ``GROWTH`` times its size. Its PRs leave the pool — a PR
+   is in at most one theme — and a topic mostly told already is not told again. Up to
+   ``MAX_THEMES``.
+5. **Name.** The tag, module or words that cover most of the theme, as written; a short tag is
+   spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
+   Memory"); a series whose titles mostly start with the same action says so ("AutoWeightsLoader
+   migration"). A module theme takes the profile's labels (English and Chinese).
+6. **Sentence.** ``describe`` adds, once the key PRs are known, one computed sentence per
+   language: how many PRs of which kinds, how many key, which lead, and how often titles named the
+   topic before.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
+import math
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import lru_cache
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
-from classify.titles import parse_title
-from commands.report.stats import DigestStats, rank_key
+from classify.engine import is_bot
+from classify.models import ScorePart
+from classify.rules import Profile
+from classify.titles import is_series_marker, norm, parse_title, split_tag
+from classify.topics import STOPWORDS, abbreviates, display_case, leading_verb, stem, topic_text
+from commands.locale import t
 from storage.prs import StoredPR
 
 MAX_THEMES = 7
-MAX_BURSTS = 3
-MIN_BURST_PRS = 4
-
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")
+_ANY_TAG = re.compile(r"[\[【]([^\[\]【】]{1,60})[\]】]")
+_SCOPE = re.compile(r"\s*\(?[A-Za-z][\w-]{0,24}\)?\(([^()]{1,40})\)!?:\s")  # feat(rocm): …
+_TERM_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")  # classify.topics' words
 _NAME_LIKE = re.compile(r"[A-Za-z].*[A-Z]|\d|[-_.+]")
-STOPWORDS = frozenset(
-    """
-    a an the and or of to in on for with from by at as is are be into via per not no fix fixes fixed
-    add adds added support supports update updates updated remove removes removed use uses bump
-    upgrade improve improves refactor refactors clean cleanup make makes allow allows enable enables
-    disable disables handle move moves rename renames revert reverts when if that this test tests
-    testing bugfix bug misc doc docs ci build core model models kernel frontend perf feature feat
-    chore new more default option options config issue error errors case cases path paths after
-    before only also re-enable re-land reland follow-up followup multi-node non-blocking pre-commit
-    """.split()
-)
+NOT_STORIES = frozenset({"infra", "language"})
+MIN_PRS = 3
+MAX_SHARE = 0.3
+ABSORB = 3 / 4
+ABSORBED = frozenset({"tag", "name", "phrase"})
+FILE_JOINED = frozenset({"name", "phrase", "word"})
+SPECIFIC_FILE_SHARE = 0.1
+AT_HOME = 0.5
+SHARED_FILES = 2 / 3
+MIN_BURST_PRS = 4
+BURSTING = frozenset({"tag", "name", "phrase"})  # a plain word bursting is often chance
+BURST = 2.0
+MAX_BURSTS = 3
+TAKEN = 0.5
+GROWTH = 2.0
+LEAD_PRS = 3
+ACTION_SHARE = 0.6
+# how far each kind of topic is trusted to be a story (a tag is the author's own word for it)
+TRUST = {"tag": 1.0, "module": 0.9, "name": 0.8, "phrase": 0.8, "word": 0.45}
+# what a title's leading verb makes of a series: "Migrate X to Y" ×5 is a migration
+ACTIONS = ("migrate", "port", "tune", "deprecate", "remove", "refactor", "optimize", "fix")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Theme:
-    title: str
-    kind: str  # "burst" or "module"
+    """One storyline of a period, ready to render.
+
+    ``name`` and ``summary`` hold the same text in every language the locale has ("en", "zh");
+    ``summary`` is empty until ``describe`` has seen the period's key PRs.
+    """
+
+    key: str
+    """what seeded it, stable across runs: ``tag:em``, ``module:rocm``, ``word:autoweightsloader``,
+    ``word:quantile``"""
+    kind: str
+    """``burst`` (new against the earlier windows), ``series`` (a tag or a numbered series),
+    ``module`` (a profile module) or ``topic`` (shared words)"""
+    name: Mapping[str, str]
     prs: list[StoredPR]
-    key: str  # the burst word or the module name
+    """every PR of the story, key PRs first, then by score"""
+    module: str | None = None
+    """the profile module it is, when it is one"""
+    before: float | None = None
+    """PRs a window that the naming topic had in the earlier windows (None: no history)"""
+    compared: int = 0
+    """how many earlier windows ``before`` averages over"""
+    named: int = 0
+    """PRs of the period whose titles carry the naming topic (what ``before`` compares with)"""
+    evidence: tuple[str, ...] = ()
+    """what joined the PRs, e.g. ``tag [EM]``, ``words "ellpack"``, ``file src/data/cat.h``"""
+    summary: Mapping[str, str] = field(default_factory=dict)
+    lead: tuple[int, ...] = ()
+    """the PRs the summary names"""
+    strength: float = 0.0
+    """how strongly the period tells this story (what ranked it): its PRs' weights × trust × rarity"""
+
+    @property
+    def title(self) -> str:
+        return self.name.get("en", self.key)
+
+    def label(self, lang: str) -> str:
+        return self.name.get(lang) or self.title
+
+    @property
+    def numbers(self) -> list[int]:
+        return [s.pr.number for s in self.prs]
 
 
 def clean_title(title: str) -> str:
@@ -50,145 +128,688 @@ def clean_title(title: str) -> str:
     return parse_title(title).text or title.strip()
 
 
-def stem(word: str) -> str:
-    """Fold plurals so "kernels" counts with "kernel" (a new spelling is not a new topic)."""
-    w = word.lower()
-    if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
-        return w[:-1]
-    return w
+# -- topics --------------------------------------------------------------------------------------------
 
 
-_BRACKETS = re.compile(r"\[[^\]]{0,60}\]|\(#\d+\)")
-_PREFIX = re.compile(r"^\s*[A-Za-z]+(?:\([^)]{0,40}\))?!?:\s")
+@dataclass(eq=False)
+class _Topic:
+    key: str
+    source: str  # tag | module | name | phrase | word | file | dir
+    forms: dict[str, int] = field(default_factory=dict)
+    """each spelling of it in the titles, with how often"""
+    members: set[int] = field(default_factory=set)
+    weight: dict[int, float] = field(default_factory=dict)
+    """how much each PR is about it: 1 for a title's first tag, less for what it mentions in passing"""
+
+    @property
+    def text(self) -> str:
+        if not self.forms:
+            return self.key.split(":", 1)[1]
+        return max(self.forms.items(), key=lambda kv: kv[1])[0]  # the commonest; ties: the first seen
 
 
-def _topic_text(title: str) -> str:
-    """The title without [tags], a conventional-commit prefix or (#123) — a cheap cut of
-    ``clean_title`` for word statistics, which run over thousands of titles per digest."""
-    return _PREFIX.sub("", _BRACKETS.sub(" ", title).strip())
+# How much a PR is about a topic, by where the topic appears: the first title tag (or, in an
+# untagged title, the first area keyword) is what the PR is about; a later tag says a little about
+# it, an area keyword after that only that the PR touches it. Words count in between.
+PRIMARY = 1.0
+OTHER_TAG = 0.5
+SECONDARY = 0.25
+WORD = 0.8
+FEATURE_CACHE = 50_000
 
 
-@lru_cache(maxsize=32_768)
-def title_terms(title: str) -> tuple[tuple[str, bool], ...]:
-    """The title's topic words (stemmed, no stopwords, first occurrence first), each with whether
-    it reads as a name here: AutoWeightsLoader, MXFP4, Kimi-VL, or a capitalised word mid-title —
-    rather than an ordinary English word that happens to recur ("caching", "unify").
+class _Vocabulary:
+    """What the profile says about title words: kind words (dropped) and module words (named)."""
 
-    Cached: a long-running bot computes the same weeks' titles digest after digest.
-    """
-    terms: dict[str, bool] = {}
-    for i, w in enumerate(_WORD.findall(_topic_text(title))):
-        if len(w) < 4:
-            continue
-        term = stem(w)
-        if term in STOPWORDS:
-            continue
-        named = terms.get(term, False) or bool(_NAME_LIKE.search(w)) or (i > 0 and w[0].isupper())
-        terms[term] = named
-    return tuple(terms.items())
+    def __init__(self, profile: Profile) -> None:
+        c = profile.compiled
+        self.profile = profile
+        self.kind_tags = set(c.kind_tags) | set(c.kind_prefixes) | set(c.breaking_tags)
+        self.module_tags = c.module_tags
+        # infrastructure (CI, docs, tests) and language buckets (Python, C++) are not stories
+        self.skip = {name for name, m in profile.modules.items() if m.group in NOT_STORIES}
+        self.skip.add(profile.catch_all_module)
+        self._cache: dict[str, tuple[bool, tuple[str, ...]]] = {}
+        self._features: dict[str, tuple[tuple[str, str, str, float], ...]] = {}
+        self._keys: dict[str, frozenset[str]] = {}
+        self._tags: dict[str, tuple[tuple[str, str, str], ...]] = {}
+        self._terms: dict[str, str | None] = {}
+        self._names: dict[str, tuple[str, ...]] = {}
+        self._named: dict[str, bool] = {}
+
+    def word(self, key: str) -> tuple[bool, tuple[str, ...]]:
+        """(is a kind word, modules it is a keyword of) for a stemmed word or phrase."""
+        hit = self._cache.get(key)
+        if hit is None:
+            owners = self.profile.compiled.keywords.find(key)
+            kind = any(o.startswith("k:") for o in owners) and " " not in key
+            modules = tuple(o[2:] for o in owners if o.startswith("m:") and o[2:] not in self.skip)
+            hit = self._cache[key] = (kind, modules)
+        return hit
+
+    def tags(self, title: str) -> Iterable[tuple[str, str, str]]:
+        """(source, key, as written) for each topic tag of a title: a module's tag names the module."""
+        parsed = parse_title(title)
+        for tag in (*parsed.tags, *parsed.scopes):
+            yield from self.tag(tag)
+
+    def tag(self, tag: str) -> tuple[tuple[str, str, str], ...]:
+        """The topics one tag names (cached: a repository uses a few dozen tags over and over)."""
+        hit = self._tags.get(tag)
+        if hit is not None:
+            return hit
+        out: list[tuple[str, str, str]] = []
+        whole = norm(tag)
+        parts = [tag] if whole in self.module_tags or whole in self.kind_tags else split_tag(tag)
+        for part in parts:
+            k = norm(part)
+            module = self.module_tags.get(k)
+            if module is not None:  # a module's tag names it, even when a kind uses the word too
+                if module not in self.skip:
+                    out.append(("module", module, self.profile.module_label(module, "en")))
+            elif len(k) >= 2 and not k.isdigit() and not self._kind_like(part) and not is_series_marker(part):
+                out.append(("tag", k, part))
+        hit = self._tags[tag] = tuple(out)
+        return hit
+
+    def _kind_like(self, tag: str) -> bool:
+        """``[Bugfix]``, ``[skip ci]``, ``[CI/Build]``: a tag saying what kind of change, not what about."""
+        return norm(tag) in self.kind_tags or any(norm(w) in self.kind_tags for w in tag.split())
+
+    def features(self, title: str) -> tuple[tuple[str, str, str, float], ...]:
+        """(source, key, as written, how much the PR is about it) for every title topic; cached,
+        since a digest reads the same titles week after week (its own and four earlier windows)."""
+        hit = self._features.get(title)
+        if hit is not None:
+            return hit
+        out: list[tuple[str, str, str, float]] = []
+        primary = True
+        for source, key, form in self.tags(title):
+            out.append((source, key, form, PRIMARY if primary else OTHER_TAG))
+            primary = False
+        # the title's words and two-word phrases as ``classify.topics.title_terms`` reads them,
+        # through this vocabulary's per-word caches (a digest reads hundreds of new titles)
+        seen: set[str] = set()
+        last, last_form, last_name, last_i = "", "", False, -2
+        for i, w in enumerate(_TERM_WORD.findall(topic_text(title))):
+            word_key = self._term(w)
+            if word_key is None:
+                continue
+            key = word_key
+            named = self._name_like(w) or (i > 0 and w[0].isupper())
+            terms = [(key, w, named)]
+            if last_i == i - 1:  # the phrase comes right after its first word, as in title_terms
+                terms.insert(0, (f"{last} {key}", f"{last_form} {w}", last_name or named))
+            last, last_form, last_name, last_i = key, w, named, i
+            for term, form, name in terms:
+                if term in seen:
+                    continue
+                seen.add(term)
+                kind_word, modules = self.word(term)
+                for m in modules:
+                    out.append(
+                        ("module", m, self.profile.module_label(m, "en"), PRIMARY if primary else SECONDARY)
+                    )
+                    primary = False
+                if not kind_word:
+                    source = "phrase" if " " in term else ("name" if name else "word")
+                    out.append((source, term, form, WORD))
+        hit = tuple(out)
+        if len(self._features) >= FEATURE_CACHE:
+            self._features.clear()
+        self._features[title] = hit
+        return hit
+
+    def keys(self, title: str) -> frozenset[str]:
+        """The topic keys of a title, for counting them in earlier windows: the keys ``features``
+        gives, by a leaner path (no forms, no weights; a digest reads thousands of earlier titles,
+        most of them once)."""
+        hit = self._keys.get(title)
+        if hit is not None:
+            return hit
+        keys: set[str] = set()
+        if "[" in title or "【" in title or "(" in title:
+            scope = _SCOPE.match(_ANY_TAG.sub(" ", title)) if "(" in title else None
+            for tag in [*_ANY_TAG.findall(title), *(scope.group(1).split(",") if scope else ())]:
+                keys.update(_topic_key(src, key) for src, key, _ in self.tag(tag.strip()))
+        last, last_i = "", -2
+        for i, w in enumerate(_TERM_WORD.findall(topic_text(title))):
+            key = self._term(w)
+            if key is None:
+                continue
+            keys.update(self._key_names(key))
+            if last_i == i - 1:
+                keys.update(self._key_names(f"{last} {key}"))
+            last, last_i = key, i
+        hit = frozenset(keys)
+        if len(self._keys) >= FEATURE_CACHE:
+            self._keys.clear()
+        self._keys[title] = hit
+        return hit
+
+    def _term(self, word: str) -> str | None:
+        """A title word's topic key, or None when ``title_terms`` would drop it (cached)."""
+        hit = self._terms.get(word, "")
+        if hit != "":
+            return hit
+        key: str | None = None
+        if not word.isdigit() and (len(word) >= 3 or word.isupper()):
+            stemmed = stem(word)
+            if stemmed not in STOPWORDS and word.lower() not in STOPWORDS:
+                key = stemmed
+        self._terms[word] = key
+        return key
+
+    def _name_like(self, word: str) -> bool:
+        hit = self._named.get(word)
+        if hit is None:
+            hit = self._named[word] = bool(_NAME_LIKE.search(word)) or (word.isupper() and len(word) >= 2)
+        return hit
+
+    def _key_names(self, key: str) -> tuple[str, ...]:
+        """The topic keys a title word or phrase stands for: its modules, and itself unless it only
+        says what kind of change it is (cached)."""
+        hit = self._names.get(key)
+        if hit is None:
+            kind_word, modules = self.word(key)
+            hit = (*(f"module:{m}" for m in modules), *(() if kind_word else (f"word:{key}",)))
+            self._names[key] = hit
+        return hit
 
 
-def _display_form(word: str, titles: Iterable[str]) -> str:
-    forms: Counter[str] = Counter(w for title in titles for w in _WORD.findall(title) if stem(w) == word)
-    return forms.most_common(1)[0][0] if forms else word
+@functools.lru_cache(maxsize=8)
+def _vocabulary(profile: Profile) -> _Vocabulary:
+    return _Vocabulary(profile)
 
 
-def _previous_counts(words: Iterable[str], titles: Iterable[str]) -> Counter[str]:
-    """How often each candidate word (or its plural) appears in earlier titles.
-
-    One tokenising pass over all of them, counted in C by ``Counter``; a word's count is that of
-    the spellings that stem to it (titles rarely repeat a word, so occurrences ≈ titles).
-    """
-    tokens = Counter(_WORD.findall("\n".join(titles).lower()))
-    counts: Counter[str] = Counter()
-    for word in set(words):
-        n = sum(tokens[form] for form in (word, word + "s") if stem(form) == word)
-        if n:
-            counts[word] = n
-    return counts
+def _topic_key(source: str, key: str) -> str:
+    return f"{'word' if source in ('name', 'phrase') else source}:{key}"
 
 
-def bursts(stats: DigestStats) -> list[Theme]:
-    """Names in ≥4 titles this period that were rare in the four windows before.
-
-    Needs at least two earlier windows with data: without a history everything looks new.
-    """
-    if sum(1 for w in stats.previous if w.titles) < 2:
-        return []
-    now: dict[str, list[StoredPR]] = defaultdict(list)
-    named: set[str] = set()
-    for s in stats.prs:
-        for term, is_name in title_terms(s.pr.title):
-            now[term].append(s)
-            if is_name:
-                named.add(term)
-    # cheap tests first: only names that are frequent now (but not everywhere) are looked up before
-    frequent = {
-        w: members
-        for w, members in now.items()
-        if w in named and MIN_BURST_PRS <= len(members) < 0.5 * max(1, len(stats.prs))
+def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
+    """Every title topic shared by at least two PRs, with its PRs and how much each is about it."""
+    weights: dict[str, dict[int, float]] = {}
+    forms: dict[str, dict[str, int]] = {}
+    sources: dict[str, str] = {}
+    names: set[str] = set()
+    features = [(s.pr.number, vocab.features(s.pr.title)) for s in prs]
+    tag_keys = {key for _, found in features for source, key, _, _ in found if source == "tag"}
+    as_tag = {
+        key: norm(key) for _, found in features for source, key, _, _ in found if source in ("word", "name")
     }
-    if not frequent:
-        return []
-    before = _previous_counts(frequent, (t for w in stats.previous for t in w.titles))
-    n_prev = max(1, len(stats.previous))
-    candidates = []
-    for word, members in frequent.items():
-        avg = before[word] / n_prev
-        if len(members) >= 3 * (avg + 0.5):
-            candidates.append((len(members) / (avg + 0.5), len(members), word, members))
-    candidates.sort(key=lambda c: (-c[0], -c[1], c[2]))
-    chosen: list[Theme] = []
-    covered: set[int] = set()
-    for _, _, word, members in candidates:
-        numbers = {s.pr.number for s in members}
-        if len(numbers & covered) >= 0.5 * len(numbers):
-            continue  # the same PRs already make a theme under another word
-        title = _display_form(word, (s.pr.title for s in members))
-        chosen.append(Theme(title, "burst", sorted(members, key=rank_key), word))
-        covered |= numbers
-        if len(chosen) == MAX_BURSTS:
-            break
-    return chosen
+    for n, found in features:
+        for source, key, form, weight in found:
+            if source in ("word", "name") and as_tag[key] in tag_keys:
+                source, key = "tag", as_tag[key]  # "SYCL." in one title, [sycl] in another
+            full = _topic_key(source, key)
+            members = weights.get(full)
+            if members is None:
+                members = weights[full] = {}
+                forms[full] = {}
+                sources[full] = source
+            if weight > members.get(n, 0.0):
+                members[n] = weight
+            spelled = forms[full]
+            spelled[form] = spelled.get(form, 0) + 1
+            if source == "name":
+                names.add(full)
+    topics: dict[str, _Topic] = {}
+    for full, members in weights.items():
+        if len(members) >= 2:
+            source = "name" if full in names and sources[full] == "word" else sources[full]
+            topics[full] = _Topic(full, source, forms[full], set(members), members)
+    return topics
 
 
-def module_themes(
-    stats: DigestStats, taken: set[int], limit: int, catch_all: Iterable[str] = ()
-) -> list[Theme]:
-    """Greedy: the module whose notable PRs weigh most becomes a theme, its PRs leave the pool."""
-    skip = set(catch_all)
-    pool = [
-        s for s in stats.prs if s.pr.number not in taken and (s.pr.number in stats.key or s.cls.score > 0)
-    ]
-    themes: list[Theme] = []
-    while pool and len(themes) < limit:
-        weight: dict[str, float] = defaultdict(float)
-        for s in pool:
-            bonus = 2.0 if s.pr.number in stats.key else 1.0
-            for m in s.cls.modules:
-                if m not in skip:
-                    weight[m] += max(s.cls.score, 0.1) * bonus
-        if not weight:
-            break
-        module = max(weight, key=lambda m: (weight[m], m))
-        members = [s for s in pool if module in s.cls.modules]
-        if len(members) < 2 and not any(s.pr.number in stats.key for s in members):
-            break
-        themes.append(
-            Theme(
-                module,
-                "module",
-                sorted(members, key=lambda s: (s.pr.number not in stats.key, *rank_key(s))),
-                module,
-            )
+# -- history -------------------------------------------------------------------------------------------
+
+
+class _History:
+    """How often a topic's words appeared in the earlier windows' titles (tags and words alike)."""
+
+    def __init__(self, previous: Sequence[Sequence[str]], vocab: _Vocabulary) -> None:
+        self.windows = len(
+            previous
+        )  # the caller's windows are the ones the cache covers: an empty one is a zero
+        self.with_data = sum(1 for titles in previous if titles)
+        self.prs = sum(len(titles) for titles in previous)
+        self.counts: Counter[str] = Counter(
+            itertools.chain.from_iterable(vocab.keys(title) for titles in previous for title in titles)
         )
-        numbers = {s.pr.number for s in members}
-        pool = [s for s in pool if s.pr.number not in numbers]
+
+    @property
+    def known(self) -> bool:
+        return self.with_data >= 2 and self.prs >= 2 * MIN_PRS
+
+    def per_window(self, key: str) -> float | None:
+        if not self.known:
+            return None
+        return self.counts[key] / self.windows
+
+    def novelty(self, key: str, now: int, total: int) -> float:
+        """How much more common the topic is now than before (1 without history; 0.7–2.5)."""
+        if not self.known:
+            return 1.0
+        now_rate = now / max(1, total)
+        before_rate = (self.counts[key] + 0.5) / max(1, self.prs)
+        return min(2.5, max(0.7, math.sqrt(now_rate / before_rate)))
+
+    def specificity(self, key: str, now: int, total: int) -> float:
+        """How rare the topic usually is: log of (PRs / PRs with it) over the earlier windows, or
+        over this one without a history — a story stands out; a label on a quarter of all PRs
+        ("quantization", "kernels") is a bucket."""
+        if self.known:
+            return math.log((self.prs + 1) / (self.counts[key] + 0.5))
+        return math.log((total + 1) / (now + 0.5))
+
+
+# -- the greedy cover ------------------------------------------------------------------------------------
+
+
+def _weight(s: StoredPR) -> float:
+    """A PR's weight in a theme's strength: its key-PR score, so docs and CI chores weigh little."""
+    return max(0.1, 1.0 + s.cls.score / 3.0)
+
+
+def _specific_files(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[int, frozenset[str]]:
+    """Each PR's files that some other PR of the period touches too, but not one in ten of them:
+    the files that can tie a story together (``setup.py`` or ``src/common.h`` tie everything)."""
+    df: Counter[str] = Counter(f for s in prs for f in set(paths.get(s.pr.number, ())))
+    most = max(2, int(SPECIFIC_FILE_SHARE * len(prs)))
+    return {s.pr.number: frozenset(f for f in paths.get(s.pr.number, ()) if 2 <= df[f] <= most) for s in prs}
+
+
+def find_themes(
+    prs: Sequence[StoredPR],
+    profile: Profile,
+    previous: Sequence[Sequence[str]] = (),
+    paths: Mapping[int, Sequence[str]] | None = None,
+) -> list[Theme]:
+    """The period's storylines, strongest first (see the module's docstring).
+
+    ``previous`` holds the titles of each earlier window (for novelty and "new this week");
+    ``paths`` the changed files of the period's PRs, when the caller has them.
+    """
+    vocab = _vocabulary(profile)
+    paths = paths or {}
+    bots = profile.compiled.bot_authors
+    prs = [s for s in prs if not is_bot(s.pr.author, bots)]  # dependency bots tell no story
+    by_number = {s.pr.number: s for s in prs}
+    topics = _topics(prs, vocab)
+    history = _History(previous, vocab)
+    specific = _specific_files(prs, paths)
+    total = len(prs)
+    cap = max(MIN_PRS, int(MAX_SHARE * total))
+    candidates = [tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap]
+    novelty = {tp.key: history.novelty(tp.key, len(tp.members), total) for tp in candidates}
+    specificity = {tp.key: history.specificity(tp.key, len(tp.members), total) for tp in candidates}
+    weight = {s.pr.number: _weight(s) for s in prs}
+
+    def strength(tp: _Topic, members: set[int]) -> float:
+        return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
+
+    # each candidate's PRs not yet in a theme, and their strength (updated only when a theme takes
+    # some of them: a digest of a busy week weighs hundreds of candidates seven times)
+    free = {tp.key: set(tp.members) for tp in candidates}
+    power = {tp.key: strength(tp, tp.members) for tp in candidates}
+    taken: set[int] = set()
+    themes: list[Theme] = []
+    bursts = 0
+    while len(themes) < MAX_THEMES:
+        best: tuple[bool, float, str, _Topic] | None = None
+        for tp in candidates:
+            left = free[tp.key]
+            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members):
+                continue  # mostly told already by an earlier theme
+            # a topic bursting against the earlier windows is news: it comes before steady areas
+            burst = (
+                novelty[tp.key] >= BURST
+                and tp.source in BURSTING
+                and len(left) >= MIN_BURST_PRS
+                and bursts < MAX_BURSTS
+            )
+            rank = (burst, power[tp.key], tp.key)
+            if best is None or rank > best[:3]:
+                best = (*rank, tp)
+        if best is None:
+            break
+        bursts += best[0]
+        seed = best[3]
+        joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, cap)
+        taken |= members
+        for tp in candidates:
+            left = free[tp.key]
+            if not left.isdisjoint(members):
+                left -= members
+                power[tp.key] = strength(tp, left)
+        theme = _theme(seed, [seed, *joined], members, by_number, topics, vocab, history, paths)
+        themes.append(replace(theme, strength=round(best[1], 2)))
     return themes
 
 
-def find_themes(stats: DigestStats, catch_all: Iterable[str] = ()) -> list[Theme]:
-    found = bursts(stats)
-    taken = {s.pr.number for th in found for s in th.prs}
-    found += module_themes(stats, taken, MAX_THEMES - len(found), catch_all)
-    return found
+def _grow(
+    seed: _Topic,
+    core: set[int],
+    candidates: Sequence[_Topic],
+    free: Mapping[str, set[int]],
+    novelty: Mapping[str, float],
+    specific: Mapping[int, frozenset[str]],
+    cap: int,
+) -> tuple[list[_Topic], set[int]]:
+    """The topics that tell the seed's story too, and the PRs they bring, by either of two tests:
+
+    - *shared titles*: three quarters of a tag's, name's or phrase's PRs not yet in a theme are
+      PRs of the seed ("ellpack" under ``[EM]``) — they join (when files are known, those that
+      work where the seed's PRs work);
+    - *shared files*: title words (not another tag: that is the author's name for another story)
+      whose PRs mostly work where the seed's PRs work — two thirds of them change mostly files
+      that at least two of the seed's PRs change ("Store categories from pandas" in the files of
+      the ``[enc]`` series) — those PRs join.
+
+    Areas (profile modules) and topics bursting more than the seed stay stories of their own.
+    The best-supported topics join first, and the theme grows to at most ``GROWTH`` times the seed
+    and never past the size of a bucket (``MAX_SHARE`` of the period).
+    """
+    recurring = Counter(f for n in core for f in specific.get(n, ()))
+    footprint = {f for f, c in recurring.items() if c >= 2}
+    home: set[int] = set(core)
+    if footprint:
+        for n, files in specific.items():
+            shared = len(files & footprint) if files else 0
+            if shared >= 1 and shared >= AT_HOME * len(files):
+                home.add(n)
+
+    offers: list[tuple[float, str, _Topic, set[int]]] = []
+    for tp in candidates:
+        mine = free[tp.key]
+        if len(mine) < MIN_PRS or mine <= core or tp is seed or tp.source == "module":
+            continue
+        if novelty[tp.key] > novelty[seed.key] + 0.5:
+            continue
+        inside = len(mine & core) / len(mine)
+        if tp.source in ABSORBED and inside >= ABSORB:
+            # when files are known, a newcomer must also work where the seed's PRs work
+            offers.append((inside, tp.key, tp, mine & home if footprint else set(mine)))
+        elif tp.source in FILE_JOINED and footprint and len(mine) <= len(core):
+            at_home = mine & home
+            if len(at_home) >= SHARED_FILES * len(mine):
+                offers.append((len(at_home) / len(mine), tp.key, tp, at_home))
+    members = set(core)
+    limit = min(max(GROWTH * len(core), len(core) + MIN_PRS), max(cap, len(core)))
+    joined: list[_Topic] = []
+    for _, _, tp, bring in sorted(offers, key=lambda o: (-o[0], o[1])):
+        if len(members | bring) <= limit:
+            members |= bring
+            joined.append(tp)
+    return joined, members
+
+
+def _theme(
+    seed: _Topic,
+    joined: list[_Topic],
+    members: set[int],
+    by_number: Mapping[int, StoredPR],
+    topics: Mapping[str, _Topic],
+    vocab: _Vocabulary,
+    history: _History,
+    paths: Mapping[int, Sequence[str]],
+) -> Theme:
+    prs = sorted((by_number[n] for n in members), key=lambda s: (-s.cls.score, -s.pr.number))
+    namer = _namer(seed, members, topics)
+    before = history.per_window(namer.key)
+    module = namer.key.split(":", 1)[1] if namer.source == "module" else None
+    name = _name(namer, prs, vocab, topics, members, paths)
+    if before is not None and before == 0 and namer.source != "module":
+        kind = "burst"
+    elif namer.source == "module":
+        kind = "module"
+    elif namer.source == "tag" or sum(1 for s in prs if parse_title(s.pr.title).series) >= 2:
+        kind = "series"
+    else:
+        kind = "topic"
+    evidence = tuple(_evidence(tp) for tp in [seed, *[tp for tp in joined if tp is not seed]][:6])
+    return Theme(
+        key=namer.key,
+        kind=kind,
+        name=name,
+        prs=prs,
+        module=module,
+        before=before,
+        compared=history.windows if before is not None else 0,
+        named=len(namer.members),
+        evidence=evidence,
+    )
+
+
+def _evidence(tp: _Topic) -> str:
+    what = tp.key.split(":", 1)[1]
+    if tp.source == "tag":
+        return f"tag [{tp.text}]"
+    if tp.source == "module":
+        return f"module {what}"
+    return f'words "{tp.text}"'
+
+
+def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _Topic:
+    """The tag, module or words that best stand for the theme: covering most of it, mostly inside it."""
+    best = seed
+    best_rank = (-1.0, 0.0)
+    for tp in topics.values():
+        if len(tp.members) < 2:
+            continue
+        inside = len(tp.members & members)
+        if inside < 2 or inside < ABSORB * len(tp.members):
+            continue
+        rank = (inside * TRUST[tp.source], -len(tp.key))
+        if rank > best_rank:
+            best, best_rank = tp, rank
+    if len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
+        return seed
+    return best
+
+
+def _name(
+    namer: _Topic,
+    prs: Sequence[StoredPR],
+    vocab: _Vocabulary,
+    topics: Mapping[str, _Topic],
+    members: set[int],
+    paths: Mapping[int, Sequence[str]],
+) -> dict[str, str]:
+    """The theme's name in each language: a module's labels, else the words as written (spelt out
+    if a short tag), with the series' common action when there is one ("… migration", "… 迁移")."""
+    profile = vocab.profile
+    if namer.source == "module":
+        module = namer.key.split(":", 1)[1]
+        return {"en": profile.module_label(module, "en"), "zh": profile.module_label(module, "zh")}
+    text = namer.text
+    if namer.source == "tag" and len(text) <= 4:
+        text = _spelt_out(text, prs, vocab, topics, paths) or text
+    action = _action(prs)
+    if action is None:
+        return {"en": text, "zh": text}
+    return {
+        "en": f"{text} {t('en', f'theme.action.{action}')}",
+        "zh": zh_glue([text, t("zh", f"theme.action.{action}")]),
+    }
+
+
+def _spelt_out(
+    short: str,
+    prs: Sequence[StoredPR],
+    vocab: _Vocabulary,
+    topics: Mapping[str, _Topic],
+    paths: Mapping[int, Sequence[str]],
+) -> str | None:
+    """What a short tag abbreviates: the theme's own title words or phrases first, then the
+    directory and file names of its files, then the words the period's titles share."""
+    own: Counter[str] = Counter()
+    for s in prs:
+        for source, key, form, _ in vocab.features(s.pr.title):
+            if source not in ("tag", "module") and abbreviates(short, key):
+                own[form.lower()] += 1
+    if own:
+        return display_case(own.most_common(1)[0][0])
+    places: Counter[str] = Counter()
+    for s in prs:
+        for path in paths.get(s.pr.number, ()):
+            for part in path.lower().rsplit(".", 1)[0].split("/"):
+                if abbreviates(short, part):
+                    places[part] += 1
+    if places:
+        return display_case(places.most_common(1)[0][0].replace("_", "-"))
+    anywhere = Counter(
+        {
+            tp.text.lower(): len(tp.members)
+            for tp in topics.values()
+            if tp.source not in ("tag", "module") and abbreviates(short, tp.key.split(":", 1)[1])
+        }
+    )
+    return display_case(anywhere.most_common(1)[0][0]) if anywhere else None
+
+
+def _action(prs: Sequence[StoredPR]) -> str | None:
+    verbs = Counter(leading_verb(s.pr.title) for s in prs)
+    verb, n = verbs.most_common(1)[0] if verbs else (None, 0)
+    if verb is None or n < MIN_PRS or n < ACTION_SHARE * len(prs):
+        return None
+    stemmed = verb.removesuffix("s").removesuffix("e")
+    for action in ACTIONS:
+        if action.removesuffix("e") == stemmed or verb in (action, action + "s", action + "d", action + "ed"):
+            return action
+    return None
+
+
+def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePart]:
+    """The score part each PR of a storyline earns in its period: ``[score] theme`` points for
+    the period's leading story, in proportion to its strength for the others (themes smaller than
+    ``theme_min_prs`` earn nothing), with the theme named as evidence."""
+    points = profile.score.theme
+    out: dict[int, ScorePart] = {}
+    top = max((th.strength for th in themes), default=0.0)
+    if not points or top <= 0:
+        return out
+    for th in themes:
+        share = th.strength / top
+        earned = round(points * share * 2) / 2  # in half points, as a reader would weigh it
+        if len(th.prs) < profile.score.theme_min_prs or not earned:
+            continue
+        part = ScorePart(
+            reason=f'part of the theme "{th.title}" ({len(th.prs)} PRs)',
+            points=earned,
+            rule="theme",
+            detail=th.title,
+        )
+        for s in th.prs:
+            out[s.pr.number] = part
+    return out
+
+
+def rebind(themes: Sequence[Theme], prs: Sequence[StoredPR]) -> list[Theme]:
+    """The themes holding ``prs``' objects for their numbers (after their scores were updated)."""
+    by_number = {s.pr.number: s for s in prs}
+    return [replace(th, prs=[by_number.get(s.pr.number, s) for s in th.prs]) for th in themes]
+
+
+# -- the sentence ------------------------------------------------------------------------------------------
+
+
+def _count(lang: str, key: str, n: int, **values: object) -> str:
+    """A counted phrase: English has a ``.one`` form for one; Chinese counts with measure words."""
+    if n == 1 and lang == "en":
+        one = t(lang, f"{key}.one", n=n, **values)
+        if one != f"{key}.one":
+            return one
+    return t(lang, key, n=n, **values)
+
+
+_ZH_PUNCT = frozenset("、，。：；（）《》“”！？")
+
+
+def _cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff"
+
+
+def zh_glue(parts: Sequence[str]) -> str:
+    """Chinese text from parts, with a space only where Chinese meets Latin letters or digits
+    ("AutoWeightsLoader 迁移", "3 个重构和 1 个修复"), never around full-width punctuation."""
+    out = ""
+    for part in parts:
+        a, b = out[-1:], part[:1]
+        plain = a and b and not (a in _ZH_PUNCT or b in _ZH_PUNCT or a.isspace() or b.isspace())
+        if plain and _cjk(a) != _cjk(b):
+            out += " "
+        out += part
+    return out
+
+
+def join(lang: str, items: Sequence[str]) -> str:
+    """``a, b and c`` / ``a、b 和 c``."""
+    if len(items) <= 1:
+        return "".join(items)
+    if lang == "zh":
+        return zh_glue(["、".join(items[:-1]), "和", items[-1]])
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def kind_counts(prs: Sequence[StoredPR]) -> list[tuple[str, int]]:
+    """The kinds a theme's sentence names: its three commonest, then every other PR as "other"."""
+    counts = Counter(s.cls.kind for s in prs).most_common()
+    shown = [(k, n) for k, n in counts if k != "other"][:3]
+    rest = len(prs) - sum(n for _, n in shown)
+    return shown + ([("other", rest)] if rest else [])
+
+
+def _kinds(prs: Sequence[StoredPR], profile: Profile, lang: str) -> str:
+    parts = []
+    for kind, n in kind_counts(prs):
+        key = f"theme.kind.{kind}"
+        if t(lang, key, n=n) == key:
+            parts.append(t(lang, "theme.kind.any", n=n, kind=profile.kind_label(kind, lang).lower()))
+        else:
+            parts.append(_count(lang, key, n))
+    return join(lang, parts)
+
+
+def describe(
+    themes: Sequence[Theme],
+    key: Iterable[int],
+    profile: Profile,
+    *,
+    weekly: bool = True,
+    module_before: Mapping[str, float] | None = None,
+) -> list[Theme]:
+    """Each theme with its computed sentence in every language, naming its lead PRs.
+
+    "6 refactors and 1 fix; led by #43785, #43788 and #43753." — "14 fixes, 6 performance changes,
+    5 new features and 15 other changes; 6 of them key, led by #43449, #43363 and #43271; the
+    module averaged 36.5 PRs a week in the 4 weeks before." Every number is the theme's own: the
+    kinds of its PRs, the key PRs among them, and how often the earlier windows had it — for a
+    module theme the module's average of the trends table (``module_before``), for a tag or words
+    the titles naming them. A theme's size and whether it is new are the heading's to say.
+    """
+    keys = set(key)
+    per = "week" if weekly else "period"
+    out = []
+    for th in themes:
+        ordered = sorted(th.prs, key=lambda s: (s.pr.number not in keys, -s.cls.score, -s.pr.number))
+        lead = tuple(s.pr.number for s in ordered[:LEAD_PRS])
+        n_key = sum(1 for s in th.prs if s.pr.number in keys)
+        before = th.before
+        if th.module is not None and module_before is not None and th.compared:
+            before = module_before.get(th.module, 0.0)
+        summary = {}
+        for lang in ("en", "zh"):
+            refs = join(lang, [f"#{n}" for n in lead])
+            kinds = _kinds(th.prs, profile, lang)
+            if n_key:
+                text = t(lang, "theme.sentence_key", kinds=kinds, key=n_key, lead=refs)
+            else:
+                text = t(lang, "theme.sentence", kinds=kinds, lead=refs)
+            if before:  # none before: the heading says the topic is new
+                avg = f"{before:.1f}".removesuffix(".0")
+                what = "module" if th.module is not None else "titles"
+                text += t(lang, f"theme.before_{what}.{per}", now=th.named, avg=avg, k=th.compared)
+            summary[lang] = text + t(lang, "theme.end")
+        out.append(replace(th, prs=ordered, summary=summary, lead=lead, before=before))
+    return out

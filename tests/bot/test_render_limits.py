@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.demo import demo_data_path
+from bot.discord import render as discord_render
 from bot.ingest import import_file
 from bot.slack import render as slack
 from classify.rules import Profile
@@ -45,9 +46,25 @@ def _slack_links(messages: list[slack.SlackMessage]) -> set[int]:
     return set(map(int, re.findall(r"\|#(\d+)>", "\n".join(str(m.blocks) for m in messages))))
 
 
+def _discord_links(messages: list[discord_render.DiscordMessage]) -> set[int]:
+    return set(map(int, re.findall(r"\[#(\d+)\]\(https://", "\n".join(str(m.payload()) for m in messages))))
+
+
 RENDERERS = [
     Renderer("slack thread", lambda r: slack.render(r, mode="thread"), slack.violations, _slack_links),
     Renderer("slack compact", lambda r: slack.render(r, mode="compact"), slack.violations, _slack_links),
+    Renderer(
+        "discord thread",
+        lambda r: discord_render.render(r, mode="thread"),
+        discord_render.violations,
+        _discord_links,
+    ),
+    Renderer(
+        "discord compact",
+        lambda r: discord_render.render(r, mode="compact"),
+        discord_render.violations,
+        _discord_links,
+    ),
 ]
 
 

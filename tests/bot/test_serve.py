@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sqlite3
 import threading
+from contextlib import closing
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -88,8 +90,26 @@ def test_healthz_reports_the_cache_and_each_component(demo_db: Path) -> None:
     with FakeSlack() as slack, RunningApp(slack_settings(slack, prdigest_repo=None), demo_db) as app:
         state = httpx.get(f"{app.base}/healthz", timeout=10).json()
     assert state["ok"] is True and state["prs"] > 1000
-    assert state["components"]["slack"] == {"mode": "http"}
+    assert state["components"]["slack"] == {"mode": "http", "refused": 0, "refused_by_reason": {}}
     assert set(state["components"]) == {"slack", "scheduler"}  # scheduled digests run beside Slack
+    assert state["http"]["connections"] >= 1 and state["http"]["connection_cap"] > 0
+
+
+def test_healthz_reports_a_cache_made_by_a_newer_prdigest(demo_db: Path) -> None:
+    """Issue 10 point 6: such a cache is served read-only, and /healthz says why it is not ok."""
+    with closing(sqlite3.connect(demo_db)) as conn:
+        with conn:
+            conn.execute(
+                "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+                "VALUES ('prdigest', '0042_from_the_future', '2030-01-01')"
+            )
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with FakeSlack() as slack, RunningApp(slack_settings(slack, prdigest_repo=None), demo_db) as app:
+        resp = httpx.get(f"{app.base}/healthz", timeout=10)
+    state = resp.json()
+    assert resp.status_code == 503 and state["ok"] is False and state["schema_ok"] is False
+    assert "made by a newer prdigest; upgrade" in state["schema_problem"]
+    assert state["unknown_migrations"] == ["0042_from_the_future"] and state["prs"] > 1000
 
 
 def test_a_stop_closes_every_workers_connection_in_its_own_thread() -> None:

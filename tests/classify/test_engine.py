@@ -377,6 +377,7 @@ def test_score_breakdown_sums_to_the_score(vllm: Profile) -> None:
         "kind: perf": 1.5,
         "size: ≥ 300 lines changed": 1.0,
         "measured effect stated": 2.0,
+        "comes with tests (1 test file)": 0.5,
         "touches 3 modules": 1.0,
     }
     assert cls.score == pytest.approx(sum(reasons.values()))

@@ -84,8 +84,9 @@ def test_digest_compares_with_the_four_previous_weeks(run: RunFn, demo_ctx: Cont
 def test_a_sudden_topic_becomes_a_theme_of_its_own(run: RunFn) -> None:
     themes = run("digest", "2026-W19").data["themes"]
     burst = next(t for t in themes if t["kind"] == "burst")
-    assert burst["title"] == "AutoWeightsLoader"
+    assert burst["name"] == {"en": "AutoWeightsLoader migration", "zh": "AutoWeightsLoader 迁移"}
     assert len(burst["prs"]) >= 4
+    assert f"#{burst['lead'][0]}" in burst["summary"]["en"] and burst["summary"]["zh"].endswith("。")
     prs = {p["number"]: p for p in run("digest", "2026-W19").data["prs"]}
     assert all("autoweightsloader" in prs[n]["title"].lower() for n in burst["prs"])
     # a theme's PRs are PRs of the period, and no PR sits in two themes

@@ -128,6 +128,10 @@ def test_usage_lines_come_from_the_declarations() -> None:
     assert (
         REGISTRY["digest"].usage_for("slack") == "digest [PERIOD] [MODULE…] [FLAG…] [any|all|only] [public]"
     )
+    assert REGISTRY["digest"].usage_for("discord") == (
+        "digest [period:PERIOD] [modules:MODULE,…] [flags:FLAG,…] [match:any|all|only] [repo:OWNER/NAME] [public:True]"
+    )
+    assert REGISTRY["pr"].usage_for("discord") == "pr number:NUMBER [repo:OWNER/NAME] [public:True]"
     assert REGISTRY["risks"].usage == "risks [KIND] [PERIOD]"
     assert REGISTRY["pr"].usage == "pr NUMBER|URL"
     assert REGISTRY["search"].usage == "search WORDS… [PERIOD]"

@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 from bot.config import Settings
+from bot.http_guard import HttpLimits
 from bot.runner import CommandRunner
 from bot.serve import Host, ServeOptions, build_host
 
@@ -25,6 +26,7 @@ class RunningHost:
         runner: CommandRunner | None = None,
         socket_mode: bool | None = None,
         port: int = 0,
+        limits: HttpLimits = HttpLimits(),
     ) -> None:
         self.settings = settings
         self.host: Host = build_host(
@@ -34,6 +36,7 @@ class RunningHost:
             port=port,
             options=ServeOptions(socket_mode=socket_mode, pace=0),
             runner=runner,
+            limits=limits,
         )
         self.port = 0
         self._ready = threading.Event()

@@ -45,9 +45,9 @@ def test_graphql_endpoint(base: str, endpoint: str) -> None:
 @pytest.mark.parametrize(
     ("base", "reason"),
     [
-        ("ftp://api.github.com", "is not an http"),
-        ("api.github.com", "is not an http"),
-        ("http://ghe.example.com/api/v3", "plain http"),
+        ("ftp://api.github.com", "is not a https"),
+        ("api.github.com", "is not a https"),
+        ("http://ghe.example.com/api/v3", "plain http:// is allowed only to this machine"),
         ("https://ghe.example.com/some/where", "expected https://api.github.com"),
     ],
 )

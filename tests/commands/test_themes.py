@@ -1,0 +1,305 @@
+"""Storyline themes from in-memory PRs: what makes a theme, what joins it, its name and sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from classify.models import Classification, PullRequest
+from classify.rules import Profile, load_profile, profile_from_data
+from commands.report.themes import Theme, describe, find_themes, join, theme_parts, zh_glue
+from storage.prs import StoredPR
+
+MONDAY = datetime(2026, 5, 4, 9, tzinfo=UTC)
+_numbers = iter(range(1000, 100_000))
+
+
+def spr(
+    title: str,
+    *,
+    score: float = 2.0,
+    kind: str = "feature",
+    author: str = "dev",
+    number: int | None = None,
+) -> StoredPR:
+    n = number if number is not None else next(_numbers)
+    pr = PullRequest(
+        repo="o/r", number=n, title=title, author=author, merged_at=MONDAY + timedelta(minutes=n)
+    )
+    return StoredPR(pr=pr, cls=Classification(kind=kind, score=score, modules=["other"]))
+
+
+def filler(k: int) -> list[StoredPR]:
+    """Unrelated PRs, each about something else (so no accidental topic is shared)."""
+    words = [f"Zq{chr(97 + i % 26)}{chr(97 + i // 26)}thing" for i in range(k)]
+    return [spr(f"Tweak {w} handling", score=0.5, kind="other") for w in words]
+
+
+@pytest.fixture(scope="module")
+def generic() -> Profile:
+    return load_profile("generic")
+
+
+@pytest.fixture(scope="module")
+def areas(tmp_path_factory: pytest.TempPathFactory) -> Profile:
+    """A profile with an area module, a language bucket and an infrastructure bucket."""
+    data = {
+        "name": "areas",
+        "version": "1",
+        "catch_all": "other",
+        "modules": {
+            "gpu": {
+                "en": "GPU backend",
+                "zh": "GPU 后端",
+                "group": "platform",
+                "tags": ["GPU"],
+                "keywords": ["cuda"],
+            },
+            "python": {"en": "Python", "zh": "Python", "group": "language", "keywords": ["python"]},
+            "ci": {"en": "CI", "zh": "持续集成", "group": "infra", "tags": ["CI"], "keywords": ["pipeline"]},
+            "other": {"en": "Other", "zh": "其他"},
+        },
+    }
+    return profile_from_data(data, source=tmp_path_factory.mktemp("p") / "areas.toml")
+
+
+def numbers(theme: Theme) -> set[int]:
+    return set(theme.numbers)
+
+
+def by_key(themes: Iterable[Theme], key: str) -> Theme:
+    return next(th for th in themes if th.key == key)
+
+
+def test_a_tagged_series_is_one_theme_named_by_what_the_tag_abbreviates(generic: Profile) -> None:
+    series = [
+        spr("[EM] Add the page cache"),
+        spr("[EM] Prefetch pages in the iterator"),
+        spr("[EM] Support external memory in the GPU predictor"),
+        spr("[EM] Log the page size"),
+    ]
+    themes = find_themes([*series, *filler(20)], generic)
+    em = by_key(themes, "tag:em")
+    assert numbers(em) == {s.pr.number for s in series}
+    assert em.name == {"en": "External Memory", "zh": "External Memory"}
+    assert em.kind == "series" and "tag [EM]" in em.evidence[0]
+
+
+def test_kind_tags_series_markers_and_glue_never_make_a_theme(generic: Profile) -> None:
+    prs = [
+        spr(f"[Bugfix][{i}/N] Fix the {w} of the run", kind="bugfix")
+        for i, w in enumerate(["start", "stop", "end", "middle", "pause"], 1)
+    ]
+    themes = find_themes([*prs, *filler(10)], generic)
+    assert not themes or all(th.key not in ("tag:bugfix", "word:fix") for th in themes)
+    assert all("bugfix" not in th.title.lower() for th in themes)
+
+
+def test_a_name_new_this_week_comes_first_and_says_so(generic: Profile) -> None:
+    burst = [
+        spr(f"Migrate {m} to AutoWeightsLoader", score=0.5, kind="refactor")
+        for m in ("Llama", "Qwen", "Gemma", "Mistral", "Phi")
+    ]
+    steady = [spr(f"Speed up the Scheduler lock {i}", score=4.0, kind="perf") for i in range(6)]
+    earlier = [
+        [f"Speed up the Scheduler lock {i}" for i in range(5)] + [f"Tweak Zz{i} handling" for i in range(20)]
+        for _ in range(4)
+    ]
+    themes = find_themes([*burst, *steady, *filler(30)], generic, previous=earlier)
+    first = themes[0]
+    assert first.key == "word:autoweightsloader" and first.kind == "burst"
+    assert first.name == {"en": "AutoWeightsLoader migration", "zh": "AutoWeightsLoader 迁移"}
+    assert (first.before, first.compared) == (0.0, 4)
+    scheduler = next(th for th in themes if "scheduler" in th.key)
+    assert scheduler.kind != "burst" and scheduler.before == 5.0  # five titles a window before
+
+
+def test_without_history_nothing_is_a_burst(generic: Profile) -> None:
+    burst = [spr(f"Migrate {m} to AutoWeightsLoader") for m in ("Llama", "Qwen", "Gemma", "Mistral")]
+    themes = find_themes([*burst, *filler(20)], generic)
+    assert themes[0].key == "word:autoweightsloader"
+    assert themes[0].kind != "burst" and themes[0].before is None
+
+
+def test_a_label_on_a_third_of_all_prs_is_a_bucket_not_a_story(generic: Profile) -> None:
+    bucket = [
+        spr(f"Tune the Widget {w}") for w in ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta")
+    ]
+    themes = find_themes([*bucket, *filler(13)], generic)  # 7 of 20 PRs say "Widget"
+    assert all("widget" not in th.key for th in themes)
+
+
+def test_language_and_infrastructure_modules_are_not_stories_but_areas_are(areas: Profile) -> None:
+    py = [spr(f"Port the Qx{i} loader to python") for i in range(4)]
+    ci = [spr(f"[CI] Shard the pipeline Qy{i}", kind="ci") for i in range(4)]
+    gpu = [spr(f"[GPU] Faster Qz{i} kernels") for i in range(4)]
+    themes = find_themes([*py, *ci, *gpu, *filler(20)], areas)
+    keys = {th.key for th in themes}
+    assert "module:gpu" in keys and not keys & {"module:python", "module:ci"}
+    gpu_theme = by_key(themes, "module:gpu")
+    assert gpu_theme.name == {"en": "GPU backend", "zh": "GPU 后端"} and gpu_theme.module == "gpu"
+    assert gpu_theme.kind == "module"
+
+
+def test_a_pr_is_in_at_most_one_theme(generic: Profile) -> None:
+    prs = [spr(f"[EM] Cache the {w} pages for SYCL") for w in ("dense", "sparse", "mixed")]
+    prs += [spr(f"[sycl] Port the {w} kernels") for w in ("hist", "split", "sort", "scan")]
+    themes = find_themes([*prs, *filler(20)], generic)
+    seen = [n for th in themes for n in th.numbers]
+    assert len(seen) == len(set(seen))
+
+
+def test_bots_tell_no_story(generic: Profile) -> None:
+    bumps = [spr(f"Bump Zlib{i} from 1.{i} to 1.{i + 1}", author="dependabot[bot]") for i in range(6)]
+    themes = find_themes([*bumps, *filler(15)], generic)
+    assert all(not set(th.numbers) & {s.pr.number for s in bumps} for th in themes)
+
+
+def test_untagged_prs_working_in_the_series_files_join_it(generic: Profile) -> None:
+    series = [spr(f"[enc] Recode the {w}") for w in ("booster", "predictor", "dask path", "sklearn path")]
+    kin = [spr(f"Store categories from {w}") for w in ("pandas", "arrow", "polars")]
+    stranger = [spr(f"Store categories in the {w} docs") for w in ("R",)]
+    prs = [*series, *kin, *stranger, *filler(90)]  # a shared file is specific below a tenth of the PRs
+    shared = ["src/data/cat_container.h", "src/data/cat_container.cc", "src/encoder/ordinal.h"]
+    paths: dict[int, list[str]] = {s.pr.number: [*shared, f"src/enc_{i}.cc"] for i, s in enumerate(series)}
+    paths.update({s.pr.number: [shared[0], shared[1], f"python/{i}.py"] for i, s in enumerate(kin)})
+    paths.update({s.pr.number: ["doc/r.md", "doc/index.md"] for s in stranger})
+    paths.update(
+        {s.pr.number: ["doc/index.md", f"misc/{i}.c"] for i, s in enumerate(prs) if s.pr.number not in paths}
+    )
+    themes = find_themes(prs, generic, paths=paths)
+    enc = by_key(themes, "tag:enc")
+    assert numbers(enc) == {s.pr.number for s in [*series, *kin]}
+    assert enc.name["en"] == "Encoder"  # "enc" spelt out from the series' own directories
+    # the same words alone, without the files, do not tie the PRs to the series
+    alone = by_key(find_themes(prs, generic), "tag:enc")
+    assert numbers(alone) == {s.pr.number for s in series}
+
+
+def test_describe_states_the_themes_own_numbers_in_both_languages(generic: Profile) -> None:
+    prs = [
+        spr("[EM] Add the page cache", score=6, number=11),
+        spr("[EM] Prefetch pages", score=5, number=12, kind="perf"),
+        spr("[EM] Fix the page size", score=1, number=13, kind="bugfix"),
+        spr("[EM] Fix the iterator", score=1, number=14, kind="bugfix"),
+    ]
+    earlier = [["Tweak Zq handling", "[EM] Add a reader", "Other thing"] for _ in range(4)]
+    (theme,) = [
+        th for th in find_themes([*prs, *filler(20)], generic, previous=earlier) if th.key == "tag:em"
+    ]
+    (described,) = describe([theme], key=[12], profile=generic)
+    assert described.lead == (12, 11, 14)  # key PRs first, then by score
+    assert described.summary["en"] == (
+        "2 fixes, 1 new feature and 1 performance change; 1 of them key, led by #12, #11 and #14; "
+        "4 titles named it this week, 1 a week in the 4 weeks before."
+    )
+    assert described.summary["zh"] == (
+        "2 个修复、1 个新功能和 1 个性能优化；其中 1 个重点，代表 PR：#12、#11 和 #14；"
+        "本周 4 个标题提到它，前 4 周平均每周 1 个。"
+    )
+    (other,) = describe([theme], key=[], profile=generic, weekly=False)
+    assert other.summary["en"].startswith("2 fixes, ") and "in this period" in other.summary["en"]
+    # a module theme compares with the module's own average (the trends table's), passed in
+    module = Theme(
+        key="module:gpu",
+        kind="module",
+        name={"en": "GPU", "zh": "GPU"},
+        prs=prs,
+        module="gpu",
+        before=3.0,
+        compared=4,
+        named=4,
+    )
+    (gpu,) = describe([module], key=[], profile=generic, module_before={"gpu": 2.5})
+    assert gpu.before == 2.5
+    assert gpu.summary["en"].endswith("; the module averaged 2.5 PRs a week in the 4 weeks before.")
+    assert gpu.summary["zh"].endswith("；前 4 周该模块平均每周 2.5 个 PR。")
+
+
+def test_theme_parts_give_the_leading_story_full_points_and_weaker_ones_a_share(generic: Profile) -> None:
+    def theme(name: str, strength: float, count: int) -> Theme:
+        return Theme(
+            key=f"tag:{name}",
+            kind="series",
+            name={"en": name, "zh": name},
+            prs=[spr(f"{name} {i}") for i in range(count)],
+            strength=strength,
+        )
+
+    lead, half, tiny, small = (
+        theme("lead", 100, 5),
+        theme("half", 50, 4),
+        theme("tiny", 5, 4),
+        theme("small", 90, 2),
+    )
+    parts = theme_parts([lead, half, tiny, small], generic)
+    points = generic.score.theme
+    assert {parts[n].points for n in lead.numbers} == {points}
+    assert {parts[n].points for n in half.numbers} == {points / 2}
+    assert not set(tiny.numbers) & set(parts)  # rounds to nothing
+    assert not set(small.numbers) & set(parts)  # fewer PRs than theme_min_prs
+    part = parts[lead.numbers[0]]
+    assert (part.rule, part.detail) == ("theme", "lead") and part.reason == 'part of the theme "lead" (5 PRs)'
+
+
+def test_chinese_glue_and_lists() -> None:
+    assert zh_glue(["AutoWeightsLoader", "迁移"]) == "AutoWeightsLoader 迁移"
+    assert zh_glue(["工具解析", "修复"]) == "工具解析修复"
+    assert zh_glue(["版本", "（", "1.2", "）"]) == "版本（1.2）"
+    assert join("zh", ["3 个重构", "1 个修复"]) == "3 个重构和 1 个修复"
+    assert join("zh", ["#1", "#2", "#3"]) == "#1、#2 和 #3"
+    assert join("en", ["a", "b", "c"]) == "a, b and c"
+    assert join("en", ["a"]) == "a"
+
+
+TITLES = [
+    "[Model] Migrate DeepSeekV2 to AutoWeightsLoader (#41706)",
+    "[ROCm][Perf] Fuse the GDN Triton kernels and split the HPU path",
+    "feat(rocm): Spec Decode with EAGLE-3 on MI355X [2/N]",
+    "fix(sdk): handle empty runs in wandb.init()",
+    "[EM] Support external memory in the GPU predictor.",
+    "SYCL. Add sycl-specific implementation for absoluteerror",
+    "Bump org.apache.maven.plugins:maven-surefire-plugin from 3.0 to 3.1",
+    "[CI/Build][skip ci] Pin pre-commit hooks",
+    'Revert "[Frontend] Support `regex` in structural tags (#282019)"',
+    "[KV Connector] [P/D] Transfer KV blocks in larger batches in NixlConnector",
+    "",
+]
+
+
+@pytest.mark.parametrize("name", ["vllm", "generic"])
+def test_the_vocabularys_fast_reading_is_title_terms(name: str) -> None:
+    """The per-word caches read titles exactly as ``classify.topics.title_terms`` does."""
+    from classify.topics import title_terms
+    from commands.report import themes as T
+
+    vocab = T._Vocabulary(load_profile(name))
+
+    def reference(title: str) -> tuple[tuple[str, str, str, float], ...]:
+        out = []
+        primary = True
+        for source, key, form in vocab.tags(title):
+            out.append((source, key, form, T.PRIMARY if primary else T.OTHER_TAG))
+            primary = False
+        for term in title_terms(title):
+            kind_word, modules = vocab.word(term.key)
+            for m in modules:
+                out.append(
+                    ("module", m, vocab.profile.module_label(m, "en"), T.PRIMARY if primary else T.SECONDARY)
+                )
+                primary = False
+            if not kind_word:
+                source = "phrase" if " " in term.key else ("name" if term.name else "word")
+                out.append((source, term.key, term.text, T.WORD))
+        return tuple(out)
+
+    for title in TITLES:
+        features = vocab.features(title)
+        assert features == reference(title), title
+        keys = vocab.keys(title)
+        expected = {T._topic_key(source, key) for source, key, _, _ in features}
+        if not title.startswith("Revert"):  # the lean reading also counts the reverted title's tags
+            assert keys == expected, title
+        assert expected <= keys
