@@ -229,6 +229,32 @@ class LazyGroup(click.Group):
             "discord_group",
             "Discord set-up: sync the slash commands, the invite URL.",
         ),
+        "deliver": (
+            "bot.subscribe_cli",
+            "deliver",
+            "Run every due scheduled digest once and exit (cron, timers).",
+        ),
+        "subscribe": (
+            "bot.subscribe_cli",
+            "subscribe",
+            "Subscribe PLATFORM:CHANNEL to the scheduled digest.",
+        ),
+        "subscriptions": (
+            "bot.subscribe_cli",
+            "subscriptions",
+            "List subscriptions, next due times, last deliveries.",
+        ),
+        "subscription": (
+            "bot.subscribe_cli",
+            "subscription",
+            "Show, pause, resume or change one subscription.",
+        ),
+        "unsubscribe": ("bot.subscribe_cli", "unsubscribe", "Remove a subscription."),
+        "deliveries": (
+            "bot.subscribe_cli",
+            "deliveries",
+            "The delivery ledger; --retry a failed or unknown one.",
+        ),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -261,7 +287,8 @@ def cli() -> None:
 
 load_all()
 for _spec in REGISTRY.values():
-    cli.add_command(_make_command(_spec))
+    if _spec.cli:  # chat-only commands (/subscribe …) have terminal counterparts of their own
+        cli.add_command(_make_command(_spec))
 
 
 @cli.command()

@@ -72,6 +72,24 @@ class Settings(BaseSettings):
         description="HTTP port of prdigest serve; PRDIGEST_SLACK_PORT is the older name",
     )
 
+    # scheduled digests
+    prdigest_catchup: float = Field(
+        default=24.0,
+        ge=0,
+        le=24 * 14,
+        description="hours after its due time a missed digest is still posted (then recorded as skipped)",
+    )
+
+    prdigest_sync_every: float = Field(
+        default=60.0,
+        ge=0,
+        description="minutes between the syncs prdigest serve runs with GITHUB_TOKEN (0: never)",
+    )
+    prdigest_admins: str = Field(
+        default="",
+        description="chat user ids allowed to change subscriptions, comma-separated (besides workspace admins)",
+    )
+
     @field_validator("prdigest_timezone")
     @classmethod
     def _zone(cls, value: str) -> str:

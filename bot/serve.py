@@ -100,13 +100,23 @@ FRONT_ENDS: tuple[FrontEnd, ...] = (
 )
 
 
+def scheduled(settings: Settings) -> bool:
+    """Scheduled delivery (``bot.scheduler``) joins the host wherever a platform can post."""
+    return bool(secret(settings.slack_bot_token))
+
+
 def components_for(settings: Settings, options: ServeOptions = ServeOptions()) -> list[Component]:
     """The configured components (ConfigError names what is missing or wrong)."""
     chosen = [fe for fe in FRONT_ENDS if fe.configured(settings)]
     if not chosen:
         wanted = "; or ".join(fe.variables for fe in FRONT_ENDS)
         raise ConfigError(f"nothing to serve: set {wanted} (see .env.example)")
-    return [importlib.import_module(fe.module).component(settings, options) for fe in chosen]
+    built: list[Component] = [
+        importlib.import_module(fe.module).component(settings, options) for fe in chosen
+    ]
+    if scheduled(settings):  # scheduled digests run beside the front ends that can post
+        built.append(importlib.import_module("bot.scheduler").component(settings, options))
+    return built
 
 
 def context_factory(settings: Settings, db: Path) -> ContextFactory:
@@ -179,8 +189,10 @@ class Host:
         host: str = "0.0.0.0",
         port: int = 3000,
         limits: HttpLimits = HttpLimits(),
+        db: Path | None = None,
     ) -> None:
         self.settings = settings
+        self.db = db  # the cache's path, for components with a connection of their own (scheduler)
         self.runner = runner
         self.components = list(components)
         self.host = host
@@ -286,6 +298,7 @@ def build_host(
         components,
         host=host,
         port=settings.prdigest_port if port is None else port,
+        db=path,
         limits=limits,
     )
 

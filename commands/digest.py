@@ -1,4 +1,4 @@
-"""``digest [PERIOD] [MODULE…]``: the weekly report, computed from the cache."""
+"""``digest [PERIOD] [MODULE…] [FLAG…] [any|all|only]``: the weekly report, computed from the cache."""
 
 from __future__ import annotations
 
@@ -8,22 +8,37 @@ from commands import params as P
 from commands.common import profile_note
 from commands.locale import t
 from commands.locale.words import join_list, tn
-from commands.model import Block, Invocation, Paragraph, Reply
+from commands.model import Block, Invocation, Paragraph, Reply, UsageError
 from commands.period import Period, week_of
 from commands.registry import Context, command
 from commands.report.compose import compose
 from commands.report.stats import gather
+from storage.prs import TagFilter
 
 
 @command(
     "digest",
-    params=(P.period(), P.modules(), P.repo()),
+    params=(P.period(), P.modules(claims=P.not_a_filter_word), P.flag_filter(), P.match(), P.repo()),
     summary="cmd.digest",
-    examples=("digest", "digest last-week", "digest 2026-W19 rocm", "digest 2026-05-04..2026-05-10"),
+    examples=(
+        "digest",
+        "digest last-week",
+        "digest 2026-W19 rocm",
+        "digest 2026-05-04..2026-05-10",
+        "digest last-week rocm core-path",
+        "digest last-week rocm kernel all",
+    ),
 )
-def run(inv: Invocation, ctx: Context, *, period: Period, modules: list[str]) -> Reply:
+def run(
+    inv: Invocation, ctx: Context, *, period: Period, match: str, flags: list[str], modules: list[str]
+) -> Reply:
+    """The digest of ``period``; ``modules`` (with ``match``) and ``flags`` narrow it to the PRs a
+    filtered subscription gets: those passing the module filter or carrying one of the flags."""
     repo = ctx.resolve_repo(inv)
-    stats = gather(ctx.store, ctx.profile, repo, period, tuple(modules))
+    if match != "any" and not modules:
+        raise UsageError("error.match_needs_modules", mode=match)
+    flt = TagFilter(tuple(modules), match, tuple(flags))
+    stats = gather(ctx.store, ctx.profile, repo, period, flt)
     reply = compose(stats, ctx.profile, inv.lang)
     note = profile_note(ctx, repo, period.start, period.end, inv.lang)
     if not stats.prs:

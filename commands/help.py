@@ -62,7 +62,8 @@ def run(inv: Invocation, ctx: Context, *, command: str | None) -> Reply:
     lang = inv.lang
     lead = how_to_type(inv)
     where = surface(inv)
-    items = [Bullet(text=f"{lead}{s.usage_for(where)} — {t(lang, s.summary)}") for s in REGISTRY.values()]
+    shown = [s for s in REGISTRY.values() if where != "cli" or s.cli]  # a terminal lists its own
+    items = [Bullet(text=f"{lead}{s.usage_for(where)} — {t(lang, s.summary)}") for s in shown]
     blocks: list[Block] = [BulletList(items=items), Paragraph(text=t(lang, "help.more", lead=lead))]
     data = {"commands": [{"name": s.name, "usage": s.usage} for s in REGISTRY.values()]}
     return Reply(command="help", title=t(lang, "help.title"), blocks=blocks, data=data)

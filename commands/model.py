@@ -44,6 +44,7 @@ class Invocation:
     platform: str = "cli"
     user: str | None = None
     is_admin: bool = False
+    channel: str | None = None  # where a chat command was typed (subscriptions are per channel)
     # Which repositories this invocation may act on: None (the CLI) any; chat front ends pass
     # PRDIGEST_REPO, and an empty tuple means "only those already in the cache".
     allowed_repos: tuple[str, ...] | None = None
@@ -154,7 +155,9 @@ class Reply(BaseModel):
     are the titled parts that follow (a chat digest posts the lead as one message and each
     section as a reply in its thread). ``lang`` is the caller's language, for the fixed words a
     renderer adds (the registry sets it). ``not_cached`` is set instead of an answer when ``pr``
-    asked about a PR the cache does not hold.
+    asked about a PR the cache does not hold. ``delivery_key`` marks a scheduled delivery: posters
+    write it where a later attempt can find it (Slack: message metadata; Discord: the footer), so
+    a crash between posting and recording never leads to a second post.
     """
 
     command: str
@@ -166,6 +169,7 @@ class Reply(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
     files: list[Attachment] = Field(default_factory=list, exclude=True)
     not_cached: NotCached | None = None
+    delivery_key: str | None = Field(default=None, exclude=True)
 
     @property
     def ok(self) -> bool:

@@ -324,12 +324,14 @@ def _module_list(scope: Scope, lang: str) -> str:
     return t(lang, "help.modules", profile=scope.profile.name, modules=sep.join(scope.profile.modules))
 
 
-def modules() -> Param:
+def modules(*, claims: Callable[[str], bool] = lambda word: True) -> Param:
+    """Module names; ``claims`` leaves words to parameters declared after it (``digest``'s flags)."""
     return Param(
         name="modules",
         metavar="MODULE",
         help="param.modules",
         many=True,
+        claims=claims,
         parse=_module,
         suggest=_module_names,
         extra=_module_list,
@@ -355,6 +357,63 @@ def risk_kind() -> Param:
         choices=RISK_KINDS,
         claims=lambda word: not is_period(word),
         parse=_kind,
+    )
+
+
+MATCH_MODES = ("any", "all", "only")
+
+
+def _match_word(word: str) -> bool:
+    return word.lower().removeprefix("match:") in MATCH_MODES
+
+
+def _match(word: str, scope: Scope) -> str:
+    mode = word.lower().removeprefix("match:")
+    if mode in MATCH_MODES:
+        return mode
+    raise UsageError("error.match", word=quoted(word), modes=", ".join(MATCH_MODES))
+
+
+def match() -> Param:
+    """How the module list filters (``any``, ``all``, ``only``); typed as a word (``all`` or
+    ``match:all``) or, on Discord, a choice."""
+    return Param(
+        name="match",
+        metavar="any|all|only",
+        help="param.match",
+        default="any",
+        choices=MATCH_MODES,
+        claims=_match_word,
+        parse=_match,
+    )
+
+
+def _flag_word(word: str) -> bool:
+    return word.lower() in FLAG_KINDS
+
+
+def not_a_filter_word(word: str) -> bool:
+    """Words that are modules rather than a match mode or a flag."""
+    return not (_match_word(word) or _flag_word(word))
+
+
+def _flag(word: str, scope: Scope) -> str:
+    kind = word.lower()
+    if kind in FLAG_KINDS:
+        return kind
+    raise UsageError("error.risk_kind", word=quoted(word), kinds=", ".join(FLAG_KINDS))
+
+
+def flag_filter() -> Param:
+    """Risk flags whose PRs a digest also includes (``core-path``, ``breaking``, …)."""
+    return Param(
+        name="flags",
+        metavar="FLAG",
+        help="param.flags",
+        many=True,
+        claims=_flag_word,
+        parse=_flag,
+        suggest=lambda scope, prefix: list(FLAG_KINDS),
     )
 
 

@@ -84,6 +84,7 @@ class CommandSpec:
     examples: tuple[str, ...] = ()
     admin_only: bool = False
     postable: bool = True
+    cli: bool = True  # False: chat only (the terminal has its own command of that name, or none)
 
     @property
     def usage(self) -> str:
@@ -105,6 +106,7 @@ def command(
     examples: tuple[str, ...] = (),
     admin_only: bool = False,
     postable: bool = True,
+    cli: bool = True,
 ) -> Callable[[Handler], Handler]:
     """Register a command. Every command also takes the chat flag ``public``."""
 
@@ -112,7 +114,7 @@ def command(
         if name in REGISTRY:
             raise ValueError(f"command {name!r} registered twice")
         declared = (*params, public())
-        REGISTRY[name] = CommandSpec(name, declared, summary, fn, examples, admin_only, postable)
+        REGISTRY[name] = CommandSpec(name, declared, summary, fn, examples, admin_only, postable, cli)
         return fn
 
     return register
@@ -120,7 +122,7 @@ def command(
 
 def load_all() -> None:
     """Import every command module so that its ``@command`` runs (idempotent)."""
-    from commands import digest, help, pr, risks, search  # noqa: F401
+    from commands import digest, help, pr, risks, search, subscriptions  # noqa: F401
 
 
 def surface(inv: Invocation) -> Surface:

@@ -174,3 +174,64 @@ def _m0006_profile_hash(db: sqlite_utils.Database) -> None:
     """
     db.execute("ALTER TABLE prs ADD COLUMN profile_hash TEXT NOT NULL DEFAULT ''")
     db.execute("CREATE INDEX idx_prs_profile_hash ON prs (repo, profile_hash)")
+
+
+@MIGRATIONS(name="0007_subscriptions_and_deliveries")
+def _m0007_subscriptions_and_deliveries(db: sqlite_utils.Database) -> None:
+    """Scheduled digests: who gets which digest when, and a ledger of every delivery.
+
+    ``deliveries`` is keyed by (subscription, period start): the claim of a period is one row,
+    inserted under ``BEGIN IMMEDIATE`` before anything is posted, so two processes (or a restart)
+    can never both own it. ``state`` moves claimed → posted | failed | unknown; a period that was
+    not delivered in time is recorded as skipped with the reason. Deleting a subscription keeps
+    its ledger (``subscription_id`` is not a foreign key) so the history stays inspectable.
+    """
+    db.execute(
+        """
+        CREATE TABLE subscriptions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            platform TEXT NOT NULL,
+            channel TEXT NOT NULL,
+            repo TEXT NOT NULL,
+            modules TEXT NOT NULL DEFAULT '[]',
+            match TEXT NOT NULL DEFAULT 'any' CHECK (match IN ('any', 'all', 'only')),
+            flags TEXT NOT NULL DEFAULT '[]',
+            weekday INTEGER NOT NULL DEFAULT 0 CHECK (weekday BETWEEN 0 AND 6),
+            at TEXT NOT NULL DEFAULT '09:00',
+            every_weeks INTEGER NOT NULL DEFAULT 1 CHECK (every_weeks BETWEEN 1 AND 52),
+            timezone TEXT NOT NULL DEFAULT 'UTC',
+            lang TEXT NOT NULL DEFAULT 'en',
+            layout TEXT NOT NULL DEFAULT 'thread' CHECK (layout IN ('thread', 'single')),
+            quiet TEXT NOT NULL DEFAULT 'line' CHECK (quiet IN ('line', 'silent')),
+            paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1)),
+            anchor TEXT NOT NULL,
+            since TEXT NOT NULL,
+            created_by TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE deliveries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            subscription_id INTEGER NOT NULL,
+            period_start TEXT NOT NULL,
+            period_end TEXT NOT NULL,
+            due_at TEXT NOT NULL,
+            state TEXT NOT NULL
+                CHECK (state IN ('claimed', 'posted', 'failed', 'unknown', 'skipped')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            lease_owner TEXT,
+            lease_until TEXT,
+            reason TEXT NOT NULL DEFAULT '',
+            message_ids TEXT NOT NULL DEFAULT '[]',
+            permalink TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (subscription_id, period_start)
+        )
+        """
+    )
+    db.execute("CREATE INDEX idx_deliveries_state ON deliveries (state, lease_until)")

@@ -79,6 +79,39 @@ def trusted(model: type[M], values: dict[str, Any]) -> M:
     return obj
 
 
+MATCH_MODES = ("any", "all", "only")
+
+
+@dataclass(frozen=True)
+class TagFilter:
+    """Which PRs a filtered digest keeps: those passing the module filter (``any``: a listed
+    module; ``all``: every listed module; ``only``: no module outside the list) or carrying any
+    listed flag. Empty: every PR. "ROCm PRs and every core-path change" is
+    ``TagFilter(("rocm",), "any", ("core-path",))``."""
+
+    modules: tuple[str, ...] = ()
+    match: str = "any"
+    flags: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.modules or self.flags)
+
+    def matches(self, modules: Sequence[str], flags: Sequence[str]) -> bool:
+        if not self:
+            return True
+        if self.modules:
+            have = set(modules)
+            if self.match == "all":
+                hit = set(self.modules) <= have
+            elif self.match == "only":
+                hit = bool(have) and have <= set(self.modules)
+            else:
+                hit = bool(have & set(self.modules))
+            if hit:
+                return True
+        return bool(self.flags) and bool(set(flags) & set(self.flags))
+
+
 @dataclass(frozen=True)
 class StoredPR:
     """A PR and its classification as read back from the cache (body may be omitted)."""
@@ -499,7 +532,7 @@ class PRStore:
         return [_light_row_to_stored(row) for row in cur.fetchall()]
 
     def scores_between(
-        self, repo: str, start: datetime, end: datetime, modules: Sequence[str] = ()
+        self, repo: str, start: datetime, end: datetime, modules: Sequence[str] | TagFilter = ()
     ) -> list[tuple[int, float, int]]:
         """(number, score, lines changed) of every PR merged in [start, end): enough to rank a week."""
         only, params = self._only(repo, start, end, modules)
@@ -524,19 +557,47 @@ class PRStore:
         return out
 
     @staticmethod
-    def _only(repo: str, start: datetime, end: datetime, modules: Sequence[str]) -> tuple[str, list[Any]]:
-        """SQL restricting ``number`` to PRs of the window that carry one of ``modules`` (if any)."""
-        if not modules:
+    def _only(
+        repo: str, start: datetime, end: datetime, modules: Sequence[str] | TagFilter
+    ) -> tuple[str, list[Any]]:
+        """SQL restricting ``number`` to PRs of the window that pass the filter (a plain list of
+        modules means "any of them")."""
+        flt = modules if isinstance(modules, TagFilter) else TagFilter(tuple(modules))
+        if not flt:
             return "", []
-        marks = ",".join("?" for _ in modules)
-        sql = (
-            " AND number IN (SELECT number FROM pr_tags WHERE repo = ? AND tag_type = 'module' "
-            f"AND tag IN ({marks}) AND merged_at >= ? AND merged_at < ?)"
-        )
-        return sql, [repo, *modules, iso(start), iso(end)]
+        window = "repo = ? AND merged_at >= ? AND merged_at < ?"
+        wargs: list[Any] = [repo, iso(start), iso(end)]
+        parts: list[str] = []
+        args: list[Any] = []
+        if flt.modules:
+            marks = ",".join("?" for _ in flt.modules)
+            base = f"SELECT number FROM pr_tags WHERE {window} AND tag_type = 'module'"
+            if flt.match == "all":
+                parts.append(
+                    f"number IN ({base} AND tag IN ({marks}) GROUP BY number HAVING COUNT(DISTINCT tag) = ?)"
+                )
+                args += [*wargs, *flt.modules, len(set(flt.modules))]
+            elif flt.match == "only":
+                parts.append(f"number IN ({base} GROUP BY number HAVING SUM(tag NOT IN ({marks})) = 0)")
+                args += [*wargs, *flt.modules]
+            else:
+                parts.append(f"number IN ({base} AND tag IN ({marks}))")
+                args += [*wargs, *flt.modules]
+        if flt.flags:
+            marks = ",".join("?" for _ in flt.flags)
+            parts.append(
+                f"number IN (SELECT number FROM pr_tags WHERE {window} AND tag_type = 'flag' AND tag IN ({marks}))"
+            )
+            args += [*wargs, *flt.flags]
+        return f" AND ({' OR '.join(parts)})", args
 
     def tag_counts(
-        self, repo: str, tag_type: str, start: datetime, end: datetime, modules: Sequence[str] = ()
+        self,
+        repo: str,
+        tag_type: str,
+        start: datetime,
+        end: datetime,
+        modules: Sequence[str] | TagFilter = (),
     ) -> dict[str, int]:
         """How many PRs merged in [start, end) carry each module or flag (optionally only PRs of ``modules``)."""
         only, params = self._only(repo, start, end, modules)
@@ -548,7 +609,7 @@ class PRStore:
         return {str(t): int(c) for t, c in rows}
 
     def window_rows(
-        self, repo: str, windows: Sequence[tuple[datetime, datetime]], modules: Sequence[str] = ()
+        self, repo: str, windows: Sequence[tuple[datetime, datetime]], modules: Sequence[str] | TagFilter = ()
     ) -> list[list[tuple[int, float, int, str]]]:
         """(number, score, lines changed, title) of the PRs merged in each [start, end) window.
 

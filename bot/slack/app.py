@@ -20,11 +20,12 @@ import functools
 import logging
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Settings
@@ -83,7 +84,9 @@ def parse_slash(slash: str, text: str) -> SlashRequest:
     return SlashRequest(name, text, args=args, flags=flags)
 
 
-def invocation(req: SlashRequest, settings: Settings, user: str | None) -> Invocation:
+def invocation(
+    req: SlashRequest, settings: Settings, user: str | None, channel: str | None = None
+) -> Invocation:
     return Invocation(
         command=req.command,
         args=req.args,
@@ -94,7 +97,46 @@ def invocation(req: SlashRequest, settings: Settings, user: str | None) -> Invoc
         timezone=settings.prdigest_timezone,
         platform="slack",
         user=user,
+        channel=channel,
     )
+
+
+def configured_admins(settings: Settings) -> frozenset[str]:
+    return frozenset(u.strip() for u in settings.prdigest_admins.split(",") if u.strip())
+
+
+async def is_admin(client: AsyncWebClient, settings: Settings, user: str | None) -> bool:
+    """Checked at run time, for admin-only commands only: a PRDIGEST_ADMINS id, or a workspace
+    admin or owner according to users.info (scope users:read). Any failure means no."""
+    if not user:
+        return False
+    if user in configured_admins(settings):
+        return True
+    try:
+        resp = await client.users_info(user=user)
+    except (SlackClientError, OSError) as exc:
+        log.info("users.info for %s failed: %s", user, type(exc).__name__)
+        return False
+    info = resp.get("user") or {}
+    return bool(info.get("is_admin") or info.get("is_owner") or info.get("is_primary_owner"))
+
+
+async def prepare(
+    inv: Invocation, *, client: AsyncWebClient, poster: SlackPoster, settings: Settings
+) -> tuple[Invocation, Reply | None]:
+    """What the edge decides before an admin-only command runs: who is asking, and (for
+    ``subscribe``) whether the bot can use the channel — it joins it, so that it can post and read
+    back its own posts; a channel it cannot use is answered now and nothing is stored."""
+    spec = REGISTRY.get(inv.command)
+    if spec is None or not spec.admin_only:
+        return inv, None
+    inv = replace(inv, is_admin=await is_admin(client, settings, inv.user))
+    if inv.is_admin and inv.command == "subscribe" and inv.channel:
+        try:
+            await poster.join(inv.channel)
+        except PostError as exc:
+            return inv, Reply.usage("subscribe", t(inv.lang, "sub.cannot_use", reason=str(exc)))
+    return inv, None
 
 
 # -- answering --------------------------------------------------------------------------------
@@ -222,10 +264,14 @@ def build_app(
     async def _answer(body: dict[str, Any], respond: AsyncRespond) -> None:
         req = parse_slash(str(body.get("command", "")), str(body.get("text", "") or ""))
         channel = body.get("channel_id")
-        inv = invocation(req, settings, body.get("user_id"))
+        inv = invocation(req, settings, body.get("user_id"), channel)
         lang: Lang = inv.lang
         try:
-            reply = usage_reply(inv, req.error) if req.error is not None else await runner.dispatch(inv)
+            inv, refused = await prepare(inv, client=client, poster=poster, settings=settings)
+            if req.error is not None:
+                reply = usage_reply(inv, req.error)
+            else:
+                reply = refused or await runner.dispatch(inv)
             reply.lang = lang
             await deliver(reply, req, respond=respond, poster=poster, channel_id=channel)
         except Exception:

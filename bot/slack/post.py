@@ -172,6 +172,15 @@ def explain(exc: Exception, channel: str, lang: str = "en") -> PostError:
 
 # -- posting ----------------------------------------------------------------------------------
 
+METADATA_EVENT = "prdigest_delivery"
+HISTORY_PAGE = 200
+HISTORY_PAGES = 5  # the last 1,000 messages of a channel: far more than a digest's week brings
+
+
+def delivery_metadata(key: str) -> dict[str, Any]:
+    """Slack message metadata carrying a scheduled delivery's key."""
+    return {"event_type": METADATA_EVENT, "event_payload": {"delivery": key}}
+
 
 def _kwargs(channel: str, message: SlackMessage, thread_ts: str | None) -> dict[str, Any]:
     problems = violations(message)
@@ -200,14 +209,53 @@ class SlackPoster:
         self.permalink = permalink
 
     async def post(self, reply: Reply, channel: str) -> PostResult:
-        """Post ``reply`` to ``channel`` (its ID, e.g. C0123456789)."""
+        """Post ``reply`` to ``channel`` (its ID, e.g. C0123456789). A scheduled delivery's key
+        goes into the lead's message metadata, where ``find_delivery`` looks for it."""
         messages = await asyncio.to_thread(render, reply, mode="thread")  # pure CPU, off the loop
-        return await self.post_messages(channel, messages, lang=reply.lang)
+        metadata = delivery_metadata(reply.delivery_key) if reply.delivery_key else None
+        return await self.post_messages(channel, messages, lang=reply.lang, metadata=metadata)
+
+    async def find_delivery(self, channel: str, key: str) -> PostResult | None:
+        """The lead message an earlier attempt posted with delivery ``key``, from the channel's
+        recent history (needs channels:history / groups:history and the app in the channel);
+        ``None`` when it is not there. Raises ``PostError`` when the history cannot be read —
+        then nobody can tell, and the caller must not post again blindly."""
+        cursor: str | None = None
+        for _ in range(HISTORY_PAGES):
+            try:
+                resp = await self.client.conversations_history(
+                    channel=channel, limit=HISTORY_PAGE, include_all_metadata=True, cursor=cursor
+                )
+            except (SlackClientError, OSError) as exc:
+                raise explain(exc, channel) from None
+            for message in resp.get("messages") or []:
+                meta = message.get("metadata") or {}
+                payload = meta.get("event_payload") or {}
+                if meta.get("event_type") == METADATA_EVENT and payload.get("delivery") == key:
+                    ts = str(message["ts"])
+                    return PostResult("slack", channel, (ts,), await self._link(channel, ts))
+            cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
+            if not resp.get("has_more") or not cursor:
+                return None
+        return None
+
+    async def join(self, channel: str) -> None:
+        """Join a public channel (channels:join), so that history and posting work; a private
+        channel needs an invitation, reported as a PermanentPostError."""
+        try:
+            await self.client.conversations_join(channel=channel)
+        except (SlackClientError, OSError) as exc:
+            raise explain(exc, channel) from None
 
     async def post_messages(
-        self, channel: str, messages: Sequence[SlackMessage], *, lang: str = "en"
+        self,
+        channel: str,
+        messages: Sequence[SlackMessage],
+        *,
+        lang: str = "en",
+        metadata: dict[str, Any] | None = None,
     ) -> PostResult:
-        """Post ``messages[0]`` to the channel and the rest in its thread, in order."""
+        """Post ``messages[0]`` to the channel (with ``metadata``) and the rest in its thread."""
         channel = channel.strip().removeprefix("#")
         if not messages or not channel:
             raise PermanentPostError(t(lang, "slack.channel_not_found", channel=channel or "''"))
@@ -216,9 +264,10 @@ class SlackPoster:
             if i and self.pace > 0:
                 await asyncio.sleep(self.pace)
             try:
-                resp = await self.client.chat_postMessage(
-                    **_kwargs(channel, message, done[0] if done else None)
-                )
+                kwargs = _kwargs(channel, message, done[0] if done else None)
+                if metadata and not done:
+                    kwargs["metadata"] = metadata
+                resp = await self.client.chat_postMessage(**kwargs)
             except (SlackClientError, OSError) as exc:
                 failure = explain(exc, channel, lang)
                 if done:

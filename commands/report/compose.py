@@ -86,7 +86,10 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
         text += gap + t(
             lang,
             "digest.summary_filter",
-            modules=join_list([label(m) for m in stats.modules_filter], lang),
+            modules=join_list(
+                [label(m) for m in stats.modules_filter] + [flag_label(lang, k) for k in stats.filter.flags],
+                lang,
+            ),
             overall=stats.merged_overall,
             unit=unit_word,
         )
@@ -460,6 +463,10 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=stats.period.label)
     if stats.modules_filter:
         title += " · " + ", ".join(label(m) for m in stats.modules_filter)
+        if stats.filter.match != "any":
+            title += f" ({stats.filter.match})"
+    if stats.filter.flags:
+        title += " · " + " + ".join(flag_label(lang, k) for k in stats.filter.flags)
     themes = stats.themes
     recs = recommendations(stats, themes, label, lang)
     sections: list[tuple[str, list[Block]]] = [
@@ -483,6 +490,8 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         "repo": stats.repo,
         "period": stats.period.as_dict(),
         "modules_filter": list(stats.modules_filter),
+        "match": stats.filter.match,
+        "flags_filter": list(stats.filter.flags),
         "merged_overall": stats.merged_overall,
         "counts": stats.counts,
         "comparison": stats.comparison.as_dict(),

@@ -23,7 +23,7 @@ from classify.rules import Profile
 from commands.common import key_numbers, select_key, with_period_parts
 from commands.period import Period
 from commands.report.themes import Theme, describe, find_themes, rebind, theme_parts
-from storage.prs import PRStore, StoredPR
+from storage.prs import PRStore, StoredPR, TagFilter
 
 COMPARE_WEEKS = 4
 COUNT_KEYS = ("merged", "key", *FLAG_KINDS)
@@ -72,6 +72,8 @@ class DigestStats:
     key: set[int]
     previous: list[Window]
     modules_filter: tuple[str, ...] = ()
+    filter: TagFilter = field(default_factory=TagFilter)
+    """the full filter (modules with their match mode, flags); ``modules_filter`` is its modules"""
     themes: list[Theme] = field(default_factory=list)
     """the period's storylines (``commands.report.themes``), each with its computed sentence"""
     counts: dict[str, int] = field(default_factory=dict)
@@ -136,7 +138,11 @@ def _counts(merged: int, key: int, flags: dict[str, int]) -> dict[str, int]:
 
 
 def windows(
-    store: PRStore, profile: Profile, repo: str, periods: Sequence[Period], modules: Sequence[str] = ()
+    store: PRStore,
+    profile: Profile,
+    repo: str,
+    periods: Sequence[Period],
+    modules: Sequence[str] | TagFilter = (),
 ) -> list[Window]:
     """The comparison windows: their PRs in one read of a covering index, tag counts from the tag index."""
     rows = store.window_rows(repo, [(p.start, p.end) for p in periods], modules)
@@ -161,7 +167,11 @@ def covered_windows(period: Period, cache_start: datetime | None) -> tuple[list[
 
 
 def gather(
-    store: PRStore, profile: Profile, repo: str, period: Period, modules: tuple[str, ...] = ()
+    store: PRStore,
+    profile: Profile,
+    repo: str,
+    period: Period,
+    modules: tuple[str, ...] | TagFilter = (),
 ) -> DigestStats:
     """The period's PRs, storylines, key PRs and comparison windows.
 
@@ -171,13 +181,14 @@ def gather(
     many (``key_min_score`` applies to a PR's own score), so the comparison windows' key counts,
     read from stored scores, are those their own digests show.
     """
+    flt = modules if isinstance(modules, TagFilter) else TagFilter(tuple(modules))
     prs = store.merged_between(repo, period.start, period.end)
-    overall = len(prs) if modules else None
-    if modules:
-        prs = [s for s in prs if any(m in modules for m in s.cls.modules)]
+    overall = len(prs) if flt else None
+    if flt:  # modules with their match mode, or any listed flag (a subscription's view)
+        prs = [s for s in prs if flt.matches(s.cls.modules, s.cls.flag_kinds)]
     first = store.first_merged(repo)
     periods, cut = covered_windows(period, first)
-    previous = windows(store, profile, repo, periods, modules)
+    previous = windows(store, profile, repo, periods, flt)
     days = max(1, round(period.length.total_seconds() / 86400))
     comparison = Comparison(
         windows=len(previous),
@@ -208,7 +219,8 @@ def gather(
         prs=prs,
         key=key,
         previous=previous,
-        modules_filter=modules,
+        modules_filter=flt.modules,
+        filter=flt,
         themes=themes,
         comparison=comparison,
         merged_overall=overall,

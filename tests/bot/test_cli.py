@@ -210,6 +210,6 @@ def test_help_and_usage_errors_import_no_database_or_network_code(argv: list[str
 
 def test_help_needs_no_database(tmp_path: Path) -> None:
     result = cli("help", "digest", cwd=tmp_path)
-    assert result.returncode == 0 and "digest [PERIOD] [MODULE…]" in result.stdout
+    assert result.returncode == 0 and "digest [PERIOD] [MODULE…] [FLAG…] [any|all|only]" in result.stdout
     assert not (tmp_path / "prdigest.db").exists()
     assert cli("--help").returncode == 0

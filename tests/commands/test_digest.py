@@ -178,7 +178,7 @@ def test_bad_digest_input_gets_one_usage_line(run: RunFn, args: tuple[str, ...],
     reply = run("digest", *args)
     assert reply.status == "usage"
     assert message in reply.title
-    assert "usage: prdigest digest [PERIOD] [MODULE…]" in reply.title
+    assert "usage: prdigest digest [PERIOD] [MODULE…] [FLAG…] [any|all|only]" in reply.title
     assert "\n" not in reply.title
 
 

@@ -125,10 +125,12 @@ def test_suggestions_come_from_memory(demo_ctx: Context) -> None:
 
 
 def test_usage_lines_come_from_the_declarations() -> None:
-    assert REGISTRY["digest"].usage == "digest [PERIOD] [MODULE…]"
-    assert REGISTRY["digest"].usage_for("slack") == "digest [PERIOD] [MODULE…] [public]"
+    assert REGISTRY["digest"].usage == "digest [PERIOD] [MODULE…] [FLAG…] [any|all|only]"
+    assert (
+        REGISTRY["digest"].usage_for("slack") == "digest [PERIOD] [MODULE…] [FLAG…] [any|all|only] [public]"
+    )
     assert REGISTRY["digest"].usage_for("discord") == (
-        "digest [period:PERIOD] [modules:MODULE,…] [repo:OWNER/NAME] [public:True]"
+        "digest [period:PERIOD] [modules:MODULE,…] [flags:FLAG,…] [match:any|all|only] [repo:OWNER/NAME] [public:True]"
     )
     assert REGISTRY["pr"].usage_for("discord") == "pr number:NUMBER [repo:OWNER/NAME] [public:True]"
     assert REGISTRY["risks"].usage == "risks [KIND] [PERIOD]"

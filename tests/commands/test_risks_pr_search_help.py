@@ -156,7 +156,7 @@ def test_help_lists_every_command_and_explains_one(run: RunFn) -> None:
     listing = run("help")
     assert {c["name"] for c in listing.data["commands"]} == set(REGISTRY)
     one = run("help", "digest")
-    assert one.data["usage"] == "digest [PERIOD] [MODULE…]"
+    assert one.data["usage"] == "digest [PERIOD] [MODULE…] [FLAG…] [any|all|only]"
     assert run("help", "/risks").data["command"] == "risks"
     assert run("help", "nope").status == "usage"
 

@@ -78,6 +78,13 @@ class FakeSlack:
         self.calls: list[Call] = []
         self.posted: list[Posted] = []
         self.channel_errors: dict[str, str] = {}
+        # top-level messages per channel, oldest first, as conversations.history returns them
+        # (newest first); ``metadata`` kept only when the poster sent it
+        self.history: dict[str, list[dict[str, Any]]] = {}
+        self.joined: set[str] = set()
+        # users.info answers: user id → the user object (is_admin, is_owner, …)
+        self.users: dict[str, dict[str, Any]] = {}
+        self.latency = 0.0  # seconds every Web API answer takes (to make concurrent callers overlap)
         self._scripts: dict[str, list[Response]] = {}
         self._ts = 0
         self._cond = threading.Condition()
@@ -149,6 +156,8 @@ class FakeSlack:
     # -- the server ---------------------------------------------------------------------------
 
     def _answer(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> Response:
+        if self.latency:
+            time.sleep(self.latency)
         call = Call(method, params, headers, time.monotonic())
         resp = self._respond(method, params, headers)
         call.response = resp.body
@@ -193,11 +202,55 @@ class FakeSlack:
             with self._cond:
                 self._ts += 1
                 ts = f"1700000000.{self._ts:06d}"
+                if not params.get("thread_ts"):
+                    message: dict[str, Any] = {"type": "message", "text": params.get("text"), "ts": ts}
+                    metadata = params.get("metadata")
+                    if isinstance(metadata, str):
+                        metadata = json.loads(metadata)
+                    if metadata:
+                        message["metadata"] = metadata
+                    self.history.setdefault(channel, []).append(message)
             return Response(
                 200,
                 {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text"), "ts": ts}},
             )
+        if method == "conversations.history":
+            return self._history(params)
+        if method == "users.info":
+            user = self.users.get(str(params.get("user", "")))
+            if user is None:
+                return Response(200, {"ok": False, "error": "user_not_found"})
+            return Response(200, {"ok": True, "user": user})
+        if method == "conversations.join":
+            channel = str(params.get("channel", ""))
+            if channel in self.channel_errors and self.channel_errors[channel] != "not_in_channel":
+                return Response(200, {"ok": False, "error": self.channel_errors[channel]})
+            with self._cond:
+                self.joined.add(channel)
+                self.channel_errors.pop(channel, None)
+            return Response(200, {"ok": True, "channel": {"id": channel}})
         return Response(200, {"ok": False, "error": "unknown_method"})
+
+    def _history(self, params: dict[str, Any]) -> Response:
+        """conversations.history: newest first, ``oldest``/``limit``/``cursor`` honoured; message
+        metadata only with ``include_all_metadata`` (as Slack does)."""
+        channel = str(params.get("channel", ""))
+        if channel in self.channel_errors:
+            return Response(200, {"ok": False, "error": self.channel_errors[channel]})
+        oldest = float(params.get("oldest") or 0)
+        limit = int(params.get("limit") or 100)
+        start = int(params.get("cursor") or 0)
+        with_metadata = str(params.get("include_all_metadata", "")).lower() in ("1", "true")
+        with self._cond:
+            newest_first = [m for m in reversed(self.history.get(channel, [])) if float(m["ts"]) > oldest]
+        page = newest_first[start : start + limit]
+        if not with_metadata:
+            page = [{k: v for k, v in m.items() if k != "metadata"} for m in page]
+        more = start + limit < len(newest_first)
+        body: dict[str, Any] = {"ok": True, "messages": page, "has_more": more}
+        if more:
+            body["response_metadata"] = {"next_cursor": str(start + limit)}
+        return Response(200, body)
 
     def _record_post(self, key: str, body: dict[str, Any]) -> None:
         with self._cond:
@@ -242,8 +295,9 @@ class FakeSlack:
                 self._send(resp.status, body, "application/json; charset=utf-8", resp.headers)
 
             def do_POST(self) -> None:
-                path = self.path.split("?", 1)[0]
-                body = self._body()
+                path, _, query = self.path.partition("?")
+                # slack_sdk sends some methods' arguments (conversations.join) as a query string
+                body = {**dict(parse_qsl(query)), **self._body()}
                 if path.startswith("/respond/"):
                     fake._record_post(path.removeprefix("/respond/"), body)
                     self._send(200, b"ok", "text/plain")

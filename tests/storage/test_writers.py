@@ -214,5 +214,6 @@ def test_an_older_cache_is_migrated_then_ok(tmp_path: Path) -> None:
     assert schema_status(Database(path)).pending == (
         "0005_covering_index_for_comparison_windows",
         "0006_profile_hash",
+        "0007_subscriptions_and_deliveries",
     )
     assert schema_status(connect(path)).ok

@@ -23,6 +23,7 @@ from bot.discord.cli import sync_commands
 from bot.discord.render import violations
 from classify.models import FileChange, PullRequest
 from classify.rules import Profile
+from commands.registry import REGISTRY, load_all
 from tests.bot.slack.conftest import REPO, WEEK, WEEK_START, build_cache, make_prs
 from tests.fakes.discord import (
     BOT_ROLE_ID,
@@ -113,7 +114,9 @@ def texts(payload: dict[str, Any]) -> str:
 def test_sync_commands_registers_every_command_from_the_registry(fake: FakeDiscord) -> None:
     settings = discord_settings(fake)
     [synced] = asyncio.run(sync_commands(settings, guild=int(GUILD_ID)))
-    assert sorted(synced.names) == ["digest", "help", "pr", "risks", "search"]
+    assert sorted(synced.names) == sorted(
+        ["digest", "help", "pr", "risks", "search", "subscribe", "unsubscribe", "subscriptions", "preview"]
+    )
     # REST only: a login, then one bulk overwrite; no gateway session
     assert [c.route for c in fake.calls] == [
         "GET /users/@me",
@@ -145,7 +148,8 @@ def test_clear_guild_and_global_registration(fake: FakeDiscord) -> None:
     assert [r.cleared for r in results] == [GUILD_ID]
     assert fake.commands(GUILD_ID) == []
     [synced] = asyncio.run(sync_commands(settings))
-    assert synced.scope == "global" and len(fake.commands(None)) == 5
+    load_all()
+    assert synced.scope == "global" and len(fake.commands(None)) == len(REGISTRY)
 
 
 # -- slash commands ----------------------------------------------------------------------------------
@@ -227,7 +231,7 @@ def test_malformed_options_get_a_private_usage_line(fake: FakeDiscord, bot: Runn
     assert notice.json["content"] == (
         "⚠️ unknown period 'next-year'; use week, last-week, YYYY-Www \\(e.g. 2026-W19\\) or "
         "YYYY-MM-DD..YYYY-MM-DD — usage: /digest \\[period:PERIOD\\] \\[modules:MODULE,…\\] "
-        "\\[repo:OWNER/NAME\\] \\[public:True\\]\n"
+        "\\[flags:FLAG,…\\] \\[match:any\\|all\\|only\\] \\[repo:OWNER/NAME\\] \\[public:True\\]\n"
         "Type `/help` for every command, or `/help COMMAND` for one."
     )
     assert "embeds" not in notice.json or notice.json["embeds"] == []

@@ -37,7 +37,8 @@ def test_sync_commands_guild_then_clear(fake: FakeDiscord) -> None:
     result = CliRunner().invoke(cli, ["discord", "sync-commands", "--guild", GUILD_ID])
     assert result.exit_code == 0, result.output
     assert result.output == (
-        f"registered 5 commands (guild {GUILD_ID}): /digest, /help, /pr, /risks, /search\n"
+        f"registered 9 commands (guild {GUILD_ID}): /digest, /help, /pr, /risks, /search, /subscribe, "
+        "/unsubscribe, /subscriptions, /preview\n"
     )
     assert fake.connections == []  # REST only
     cleared = CliRunner().invoke(cli, ["discord", "sync-commands", "--clear-guild", GUILD_ID])
@@ -129,7 +130,7 @@ def test_serve_runs_discord_and_slack_in_one_loop(fake: FakeDiscord, tmp_path: P
             fake.wait(lambda: fake.frames_where(t="GUILD_CREATE"), what="the gateway session")
             with urllib.request.urlopen(f"{host.base}/healthz", timeout=5) as resp:
                 components = json.load(resp)["components"]
-            assert set(components) == {"slack", "discord"}
+            assert set(components) == {"slack", "discord", "scheduler"}
             ix = fake.interact(fake.slash_command("help", {}))
             calls = fake.wait(lambda: ix.calls() if len(ix.calls()) >= 2 else None, what="the answer")
             assert [c.route for c in calls[:2]] == [CALLBACK, FOLLOWUP]

@@ -43,7 +43,15 @@ def test_manifest_declares_exactly_the_registry_commands_with_usage_hints() -> N
 
 def test_manifest_scopes_and_modes() -> None:
     bot_scopes = re.findall(r"^\s+- ([a-z:.]+)$", MANIFEST.split("bot:", 1)[1].split("settings:", 1)[0], re.M)
-    assert bot_scopes == ["commands", "chat:write", "chat:write.public"]
+    assert bot_scopes == [
+        "commands",
+        "chat:write",
+        "chat:write.public",
+        "channels:join",
+        "channels:history",
+        "groups:history",
+        "users:read",
+    ]
     assert re.search(r"^\s+socket_mode_enabled: true$", MANIFEST, re.M)
     assert MANIFEST.count("# url: https://YOUR-HOST/slack/events") == len(COMMANDS)
 

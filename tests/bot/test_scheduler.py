@@ -1,0 +1,184 @@
+"""The scheduler component in the serve host: catch-up at start, sleeping until the next due time
+with a controllable clock, two hosts on one database posting once, a clean stop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.config import Settings
+from bot.post import Poster
+from bot.runner import CommandRunner
+from bot.scheduler import DeliveryScheduler, next_wake
+from bot.serve import Host, context_factory
+from bot.slack.post import SlackPoster, web_client
+from commands.registry import Context
+from storage.db import connect
+from storage.prs import PRStore
+from tests.bot.test_delivery import CREATED, DUE, subscribe
+from tests.fakes.slack import BOT_TOKEN, FakeSlack
+
+
+@pytest.fixture
+def slack() -> Iterator[FakeSlack]:
+    with FakeSlack() as fake:
+        yield fake
+
+
+class Clock:
+    """Reads ``start`` when created and moves on with real time."""
+
+    def __init__(self, start: datetime) -> None:
+        self.start, self.t0 = start, time.monotonic()
+
+    def __call__(self) -> datetime:
+        return self.start + timedelta(seconds=time.monotonic() - self.t0)
+
+
+class Served:
+    """A host with only the scheduler component, in a background thread."""
+
+    def __init__(
+        self,
+        db: Path,
+        slack: FakeSlack,
+        clock: Clock,
+        *,
+        sync_every: timedelta | None = None,
+        **extra: object,
+    ) -> None:
+        settings = Settings(  # type: ignore[call-arg]
+            _env_file=None, slack_bot_token=BOT_TOKEN, prdigest_slack_api_url=slack.api_url, **extra
+        )
+
+        def posters(platform: str) -> Poster:
+            return SlackPoster(web_client(settings), pace=0)
+
+        self.scheduler = DeliveryScheduler(settings, posters=posters, clock=clock, sync_every=sync_every)
+        runner = CommandRunner(context_factory(settings, db), workers=1)
+        self.host = Host(settings, runner, [self.scheduler], host="127.0.0.1", port=0)
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._main, daemon=True)
+
+    def _main(self) -> None:
+        async def go() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            await self.host.run(stop=self._stop, on_ready=lambda port: self._ready.set())
+
+        asyncio.run(go())
+
+    def __enter__(self) -> Served:
+        self._thread.start()
+        assert self._ready.wait(15)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._loop is not None and self._stop is not None
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(15)
+        assert not self._thread.is_alive()
+
+    def wait_runs(self, n: int, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.scheduler.runs < n and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert self.scheduler.runs >= n, f"{self.scheduler.runs} runs"
+
+
+def leads(slack: FakeSlack) -> list[str]:
+    return [
+        str(c.params["channel"]) for c in slack.calls_to("chat.postMessage") if not c.params.get("thread_ts")
+    ]
+
+
+def test_a_restarted_serve_catches_up_at_start(demo_db: Path, slack: FakeSlack) -> None:
+    subscribe(demo_db, layout="single")
+    with Served(demo_db, slack, Clock(DUE + timedelta(hours=3))) as served:
+        served.wait_runs(1)
+        assert [o.state for o in served.scheduler.last_outcomes] == ["posted"]
+        health = served.scheduler.health()
+    assert leads(slack) == ["C0DIGEST"]
+    assert health["last"] == {"posted": 1} and health["runs"] >= 1
+
+
+def test_it_sleeps_until_monday_nine_then_posts_once(demo_db: Path, slack: FakeSlack) -> None:
+    subscribe(demo_db, layout="single")
+    with Served(demo_db, slack, Clock(DUE - timedelta(seconds=1.5))) as served:
+        served.wait_runs(1)
+        assert served.scheduler.last_outcomes == [] and leads(slack) == []
+        # armed for 09:00 Berlin, not for the five-minute recheck
+        assert served.scheduler.next_run is not None
+        assert abs((served.scheduler.next_run - DUE).total_seconds()) < 1
+        served.wait_runs(2)
+        assert [o.state for o in served.scheduler.last_outcomes] == ["posted"]
+        time.sleep(0.3)
+    assert leads(slack) == ["C0DIGEST"]
+
+
+def test_two_serve_hosts_on_one_database_post_once(demo_db: Path, slack: FakeSlack) -> None:
+    for i in range(3):
+        subscribe(demo_db, channel=f"C0TEAM{i}", layout="single")
+    slack.latency = 0.05
+    clock = Clock(DUE + timedelta(minutes=1))
+    with Served(demo_db, slack, clock) as a, Served(demo_db, slack, clock) as b:
+        a.wait_runs(1)
+        b.wait_runs(1)
+    assert sorted(leads(slack)) == ["C0TEAM0", "C0TEAM1", "C0TEAM2"]
+    rows = connect(demo_db).execute("SELECT state, COUNT(*) FROM deliveries GROUP BY state").fetchall()
+    assert rows == [("posted", 3)]
+
+
+def test_next_wake_is_the_earliest_due_time_or_the_recheck(demo_db: Path) -> None:
+    from classify.rules import load_profile
+
+    ctx = Context(store=PRStore(connect(demo_db)), profile=load_profile())
+    now = CREATED
+    assert next_wake(ctx, now) == now + timedelta(minutes=5)  # nothing subscribed
+    subscribe(demo_db)
+    assert next_wake(ctx, now, timedelta(days=30)) == DUE
+    assert next_wake(ctx, DUE - timedelta(minutes=2)) == DUE
+    assert next_wake(ctx, DUE) == DUE + timedelta(minutes=5)
+    assert datetime(2026, 1, 1, tzinfo=UTC) < DUE
+
+
+def test_serve_syncs_each_repository_periodically(tmp_path: Path, slack: FakeSlack) -> None:
+    from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, make_prs, require_schema
+
+    db = tmp_path / "cache.db"
+    connect(db, create=True).conn.close()
+    end = datetime.now(UTC).replace(microsecond=0)
+    with FakeGitHub(require_schema(), clock=FakeClock(start=time.time())) as github:
+        github.add_prs("octo/repo", make_prs(5, end - timedelta(days=3), end))
+        served = Served(
+            db,
+            slack,
+            Clock(end),
+            sync_every=timedelta(seconds=0.3),
+            github_token=TOKEN,
+            prdigest_github_api_url=github.url,
+            prdigest_repo="octo/repo",
+        )
+        with served:
+            deadline = time.monotonic() + 20
+            while served.scheduler.syncs < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            health = served.scheduler.health()
+    assert served.scheduler.syncs >= 2
+    assert health["last_sync"] == {"octo/repo": "ok"}
+    assert PRStore(connect(db)).count("octo/repo") == 5
+
+
+def test_no_periodic_sync_without_a_token(demo_db: Path, slack: FakeSlack) -> None:
+    with Served(demo_db, slack, Clock(CREATED), sync_every=timedelta(seconds=0.1)) as served:
+        served.wait_runs(1)
+        time.sleep(0.4)
+        assert served.scheduler.syncs == 0
