@@ -22,12 +22,24 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Literal, cast
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from storage.prs import iso, parse_iso
-from storage.sync_state import transaction
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    import sqlite_utils
+
+
+def transaction(db: sqlite_utils.Database) -> AbstractContextManager[sqlite_utils.Database]:
+    """The one write transaction (``storage.sync_state.transaction``), imported when first
+    needed: the CLI registers the subscription commands at every start, and ``prdigest --help``
+    must not load SQLite for them."""
+    from storage.sync_state import transaction as write
+
+    return write(db)
+
 
 State = Literal["claimed", "posted", "failed", "unknown", "skipped"]
 FINAL_STATES: tuple[State, ...] = ("posted", "failed", "unknown", "skipped")

@@ -21,13 +21,25 @@ import json
 import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, date, datetime
-from typing import Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import sqlite_utils
-
 from storage.prs import iso, parse_iso
-from storage.sync_state import transaction
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    import sqlite_utils
+
+
+def transaction(db: sqlite_utils.Database) -> AbstractContextManager[sqlite_utils.Database]:
+    """The one write transaction (``storage.sync_state.transaction``), imported when first
+    needed: the CLI registers the subscription commands at every start, and ``prdigest --help``
+    must not load SQLite for them."""
+    from storage.sync_state import transaction as write
+
+    return write(db)
+
 
 Match = Literal["any", "all", "only"]
 Layout = Literal["thread", "single"]
