@@ -103,7 +103,7 @@ def draw(data: Mapping[str, Any], lang: str) -> Figure:
         )
         left.bar_label(bars, padding=2, fontsize=8)
         left.set_yticks(ys, names, fontsize=9)
-        left.invert_yaxis()  # the digest's order, busiest module on top
+        left.set_ylim(rows - 0.5, -0.5)  # the digest's order, busiest module on top, no empty rows
         left.set_title(t(lang, "chart.modules"))
         left.legend(loc="lower right")
         left.grid(axis="x", alpha=0.3)
@@ -119,6 +119,8 @@ def draw(data: Mapping[str, Any], lang: str) -> Figure:
         right.set_yticks(list(range(len(kinds))), [flag_label(lang, k) for k in kinds], fontsize=9)
         right.set_ylim(rows - 0.5, -0.5)  # bars as thick as the modules', top first
         right.set_title(t(lang, "chart.risks"))
+        for ax in (left, right):
+            ax.margins(x=0.08)  # room for the count at the end of the longest bar
         right.grid(axis="x", alpha=0.3)
         fig.canvas.draw()  # lay out and rasterise the text now, inside the font context
     return fig
