@@ -160,7 +160,7 @@ def command_help(spec: CommandSpec) -> str:
 
 
 def _make_command(spec: CommandSpec) -> click.Command:
-    """One CLI subcommand from a registered command: its words, its declared options, --post."""
+    """One CLI subcommand from a registered command: its words, its declared options, --post, --chart."""
     options = [p for p in for_surface(spec.params, "cli") if p.option]
     metavar = " ".join(p.usage() for p in for_surface(spec.params, "cli") if p.positional)
 
@@ -175,12 +175,17 @@ def _make_command(spec: CommandSpec) -> click.Command:
         **named: Any,
     ) -> None:
         post = named.pop("post", None)
+        chart: Path | None = named.pop("chart", None)
         if post:
             from bot.post import parse_target
 
             parse_target(post)  # a bad target is one line before any work is done
+        if chart is not None:
+            check_chart_path(chart)
         given = {k: v for k, v in named.items() if v is not None}
         reply = run_command(spec.name, words, db=db, lang=lang, options=given)
+        if chart is not None and reply.ok:
+            write_chart(reply, chart)
         if post and reply.ok:
             click_ctx.exit(post_to(reply, post))
         click_ctx.exit(emit(reply, fmt))
@@ -196,9 +201,37 @@ def _make_command(spec: CommandSpec) -> click.Command:
             metavar="PLATFORM:CHANNEL",
             help="Post the answer to a chat channel (slack:CHANNEL_ID: lead message + thread) instead of printing it.",
         )(fn)
+    if spec.charted:
+        fn = click.option(
+            "--chart",
+            default=None,
+            metavar="FILE.png",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Also draw the chart (PRs per module against the average, risk counts) as a PNG.",
+        )(fn)
     fn = _common(fn)
     summary = t("en", spec.summary)
     return click.command(spec.name, help=command_help(spec), short_help=summary)(fn)
+
+
+def check_chart_path(path: Path) -> None:
+    """A chart that could not be written is one line before any work is done."""
+    if not path.parent.is_dir():
+        raise UserError(f"cannot write the chart to {path}: no directory {path.parent}")
+    if path.suffix.lower() != ".png":
+        raise UserError(f"the chart is a PNG: give a file name ending in .png, not {path.name}")
+
+
+def write_chart(reply: Reply, path: Path) -> None:
+    """``--chart FILE.png``: draw the reply's numbers (matplotlib is imported only now)."""
+    from bot.chart import write_png
+
+    try:
+        write_png(reply.data, reply.lang, path)
+    except OSError as exc:
+        raise UserError(
+            f"cannot write the chart to {path}: {exc.strerror or exc}", exit_code=EXIT_FAILED
+        ) from exc
 
 
 def post_to(reply: Reply, target: str) -> int:

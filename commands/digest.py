@@ -28,6 +28,7 @@ from storage.prs import TagFilter
         "digest last-week rocm core-path",
         "digest last-week rocm kernel all",
     ),
+    charted=True,
 )
 def run(
     inv: Invocation, ctx: Context, *, period: Period, match: str, flags: list[str], modules: list[str]

@@ -74,7 +74,8 @@ class CommandSpec:
 
     ``admin_only`` commands (the subscription commands to come) are refused unless the front end
     marked the invocation ``is_admin``. ``postable`` commands produce a Reply worth posting to a
-    channel (``--post``).
+    channel (``--post``). ``charted`` commands carry the numbers a chart is drawn from
+    (``data["modules"]`` and ``data["counts"]``; the CLI offers ``--chart FILE.png``).
     """
 
     name: str
@@ -85,6 +86,7 @@ class CommandSpec:
     admin_only: bool = False
     postable: bool = True
     cli: bool = True  # False: chat only (the terminal has its own command of that name, or none)
+    charted: bool = False
 
     @property
     def usage(self) -> str:
@@ -107,6 +109,7 @@ def command(
     admin_only: bool = False,
     postable: bool = True,
     cli: bool = True,
+    charted: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Register a command. Every command also takes the chat flag ``public``."""
 
@@ -114,7 +117,9 @@ def command(
         if name in REGISTRY:
             raise ValueError(f"command {name!r} registered twice")
         declared = (*params, public())
-        REGISTRY[name] = CommandSpec(name, declared, summary, fn, examples, admin_only, postable, cli)
+        REGISTRY[name] = CommandSpec(
+            name, declared, summary, fn, examples, admin_only, postable, cli, charted
+        )
         return fn
 
     return register

@@ -11,6 +11,13 @@ STRINGS: dict[str, str] = {
     "tag.key": "key",
     "count.merged": "merged",
     "count.key": "key PRs",
+    # the digest's chart (bot/chart.py)
+    "chart.title": "{repo} · {period}: {merged} PRs merged",
+    "chart.modules": "PRs per module",
+    "chart.now": "this period",
+    "chart.avg_weeks": "{n}-week average",
+    "chart.avg_periods": "average of the {n} previous periods",
+    "chart.risks": "Risk flags",
     # digest sections
     "punct.dash": " — ",
     "word.week": "week",

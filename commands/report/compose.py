@@ -524,7 +524,15 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
             }
             for th in themes
         ],
-        "modules": [{"module": tr.module, "count": tr.now, "avg_4w": tr.avg} for tr in module_trends(stats)],
+        "modules": [
+            {
+                "module": tr.module,
+                "label": profile.module_label(tr.module, lang),
+                "count": tr.now,
+                "avg_4w": tr.avg,
+            }
+            for tr in module_trends(stats)
+        ],
         "risks": {kind: _risk_summary(stats, kind) for kind in FLAG_KINDS},
         "key_prs": [s.pr.number for s in sorted(stats.prs, key=rank_key) if s.pr.number in stats.key],
         "highlights": [

@@ -1,0 +1,135 @@
+"""The digest's chart: a PNG of the period's PRs per module against the four-week average, with
+the risk-flag counts beside it, drawn by matplotlib.
+
+It is drawn from the digest Reply's ``data`` (the same numbers the JSON output and the text
+show), so the chart cannot disagree with the digest. matplotlib is imported here only, and this
+module only when a chart is asked for (``prdigest digest … --chart FILE.png``): the other commands
+start without it. Drawing is headless (the Agg canvas, no pyplot, no global figure state).
+
+Chinese labels need a CJK font, and a bare machine often has only DejaVu: the Noto Sans SC font
+of the ``pylopdf-fonts-zh-cn`` package (SIL Open Font License 1.1) is registered with matplotlib's
+font manager the first time a chart is drawn, and listed after DejaVu Sans (English) or before it
+(Chinese), so every glyph finds a face and nothing renders as a tofu box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from commands.locale import flag_label, t
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+CJK_FONT_PACKAGE = "pylopdf_fonts_zh_cn"
+CJK_FONT_FILE = "NotoSansSC-Regular.otf"
+LATIN_FAMILY = "DejaVu Sans"  # bundled with matplotlib itself
+FLAG_KINDS = ("core-path", "missing-tests", "breaking", "dependency", "large", "revert")
+
+NOW_COLOR = "#1f77b4"
+AVG_COLOR = "#c7c7c7"
+RISK_COLOR = "#d62728"
+DPI = 100
+
+
+def cjk_font_path() -> Path:
+    """Where the Noto Sans SC font file is (inside its installed package)."""
+    return Path(str(resources.files(CJK_FONT_PACKAGE).joinpath(CJK_FONT_FILE)))
+
+
+@lru_cache(maxsize=1)
+def cjk_family() -> str:
+    """Register the CJK font with matplotlib (once per process) and return its family name."""
+    from matplotlib import font_manager
+
+    path = cjk_font_path()
+    font_manager.fontManager.addfont(str(path))
+    return font_manager.FontProperties(fname=str(path)).get_name()
+
+
+def families(lang: str) -> list[str]:
+    """The font families in fallback order: matplotlib takes each glyph from the first that has it."""
+    cjk = cjk_family()
+    return [cjk, LATIN_FAMILY] if lang == "zh" else [LATIN_FAMILY, cjk]
+
+
+def _avg_label(data: Mapping[str, Any], lang: str) -> str | None:
+    """What the grey bars are ("4-week average"), or None when the period was not compared."""
+    comparison = data.get("comparison") or {"windows": 4, "weekly": True}
+    n = comparison.get("windows") or 0
+    if not n:
+        return None
+    return t(lang, "chart.avg_weeks" if comparison.get("weekly") else "chart.avg_periods", n=n)
+
+
+def draw(data: Mapping[str, Any], lang: str) -> Figure:
+    """The chart as a matplotlib Figure (not yet saved), so tests can read back what was plotted.
+
+    Left: one pair of horizontal bars per module (this period's PRs, the average of the periods
+    before, as ``data["comparison"]`` says how many) in the digest's order. Right: the count of PRs carrying each risk flag.
+    """
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    modules = list(data.get("modules") or [])
+    counts: Mapping[str, int] = data.get("counts") or {}
+    period = (data.get("period") or {}).get("label", "")
+    names = [str(m.get("label") or m["module"]) for m in modules]
+    now = [int(m["count"]) for m in modules]
+    avg = [float(m["avg_4w"] or 0) for m in modules]
+    kinds = [k for k in FLAG_KINDS if k in counts]
+
+    rows = max(len(modules), len(kinds), 1)
+    with rc_context({"font.family": families(lang), "axes.unicode_minus": False}):
+        fig = Figure(figsize=(11, max(3.5, 0.32 * rows + 1.8)), dpi=DPI, layout="constrained")
+        FigureCanvasAgg(fig)
+        left, right = fig.subplots(1, 2, width_ratios=(3, 2))
+        fig.suptitle(
+            t(lang, "chart.title", repo=data.get("repo", ""), period=period, merged=counts.get("merged", 0))
+        )
+
+        ys = list(range(len(modules)))
+        height = 0.4
+        avg_label = _avg_label(data, lang)
+        if avg_label is not None:  # nothing before the period in the cache: no average to show
+            left.barh([y + height / 2 for y in ys], avg, height, color=AVG_COLOR, label=avg_label)
+        bars = left.barh(
+            [y - height / 2 for y in ys], now, height, color=NOW_COLOR, label=t(lang, "chart.now")
+        )
+        left.bar_label(bars, padding=2, fontsize=8)
+        left.set_yticks(ys, names, fontsize=9)
+        left.set_ylim(rows - 0.5, -0.5)  # the digest's order, busiest module on top, no empty rows
+        left.set_title(t(lang, "chart.modules"))
+        left.legend(loc="lower right")
+        left.grid(axis="x", alpha=0.3)
+
+        risk = right.barh(
+            list(range(len(kinds))),
+            [counts[k] for k in kinds],
+            0.6,
+            color=RISK_COLOR,
+            label=t(lang, "chart.risks"),
+        )
+        right.bar_label(risk, padding=2, fontsize=8)
+        right.set_yticks(list(range(len(kinds))), [flag_label(lang, k) for k in kinds], fontsize=9)
+        right.set_ylim(rows - 0.5, -0.5)  # bars as thick as the modules', top first
+        right.set_title(t(lang, "chart.risks"))
+        for ax in (left, right):
+            ax.margins(x=0.08)  # room for the count at the end of the longest bar
+        right.grid(axis="x", alpha=0.3)
+        fig.canvas.draw()  # lay out and rasterise the text now, inside the font context
+    return fig
+
+
+def write_png(data: Mapping[str, Any], lang: str, path: Path) -> None:
+    """Draw the chart and save it as a PNG at ``path``."""
+    from matplotlib import rc_context
+
+    fig = draw(data, lang)
+    with rc_context({"font.family": families(lang)}):
+        fig.savefig(path, format="png", dpi=DPI)
