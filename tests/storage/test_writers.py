@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -217,3 +219,18 @@ def test_an_older_cache_is_migrated_then_ok(tmp_path: Path) -> None:
         "0007_subscriptions_and_deliveries",
     )
     assert schema_status(connect(path)).ok
+
+
+def test_sqlite_utils_loads_without_numpy_and_numpy_still_imports_after() -> None:
+    """numpy is installed (for the chart) but sqlite-utils must not drag it into every command
+    (storage/__init__.py); the chart's own import of numpy still works afterwards."""
+    code = (
+        "import sys, storage.db, sqlite_utils.db\n"
+        "before = 'numpy' in sys.modules\n"
+        "import numpy\n"
+        "print(before, numpy.zeros(2).sum() == 0)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["False", "True"]
