@@ -160,7 +160,7 @@ def test_the_subscription_filter_reaches_the_digest(
         Context(store=PRStore(connect(demo_db)), profile=profile),
     )
     # single layout: the sections are folded into the lead, split only where Slack's limits force it
-    assert 1 <= len(calls) < 1 + len(typed.sections)
+    assert calls and len(calls) <= len(typed.sections)
 
 
 def test_a_process_down_at_nine_catches_up_within_the_window(
