@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from bot.chat_text import clean  # the one place control/bidi characters are stripped
 from bot.pack import Budget, join_within, split_text
 from bot.pack import pack as pack_items
-from bot.slack.render import clean  # the one place control/bidi characters are stripped
 from commands.locale import t
 from commands.model import (
     Block,

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from bot.chat_text import clean
 from bot.pack import Budget, join_within, split_text
 from bot.pack import pack as pack_items
 from commands.locale import t
@@ -81,13 +82,6 @@ _BROADCAST = re.compile(r"@(here|channel|everyone)\b", re.IGNORECASE)
 _LEADING_QUOTE = re.compile(r"^(\s*)&gt;", re.MULTILINE)
 _SPACES = re.compile(r"\s+")
 # C0/C1 controls (but newline) and the bidi overrides that can make text read as something else.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?)")
-
-
-def clean(text: str) -> str:
-    """Drop terminal escape sequences, control characters and bidi overrides; tabs become spaces."""
-    return _CONTROLS.sub("", _ANSI.sub("", text.replace("\t", " ").replace("\r\n", "\n")))
 
 
 def escape(text: str) -> str:
