@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from commands.locale import flag_label, t
+from commands.model import Attachment, Image, Reply
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -133,3 +134,37 @@ def write_png(data: Mapping[str, Any], lang: str, path: Path) -> None:
     fig = draw(data, lang)
     with rc_context({"font.family": families(lang)}):
         fig.savefig(path, format="png", dpi=DPI)
+
+
+CHART_NAME = "chart.png"
+
+
+def png_bytes(data: Mapping[str, Any], lang: str) -> bytes:
+    """The chart as PNG bytes (for a posted digest: ``with_chart``)."""
+    import io
+
+    from matplotlib import rc_context
+
+    fig = draw(data, lang)
+    out = io.BytesIO()
+    with rc_context({"font.family": families(lang)}):
+        fig.savefig(out, format="png", dpi=DPI)
+    return out.getvalue()
+
+
+def with_chart(reply: Reply) -> Reply:
+    """The digest with its chart: the PNG as the reply's file ``chart.png`` and an ``Image`` block
+    at the end of the lead that shows it (Slack: an image block of the uploaded file; Discord: the
+    lead embed's image). A reply without the digest's numbers (the quiet-week line, a notice) is
+    returned as it is."""
+    data = reply.data
+    if not reply.ok or not data.get("modules") or not (data.get("counts") or {}).get("merged"):
+        return reply
+    period = (data.get("period") or {}).get("label", "")
+    alt = t(reply.lang, "chart.alt", repo=data.get("repo", ""), period=period)
+    png = Attachment(
+        name=CHART_NAME, content_type="image/png", data=png_bytes(data, reply.lang), description=alt
+    )
+    return reply.model_copy(
+        update={"blocks": [*reply.blocks, Image(name=CHART_NAME, alt=alt)], "files": [*reply.files, png]}
+    )

@@ -239,7 +239,7 @@ class Deliverer:
                     ids=earlier.ids,
                     permalink=earlier.permalink,
                 )
-        reply = self.build(sub, due, now, why_stale=await self._refresh(sub.repo))
+        reply = self.build(sub, due, now, why_stale=await self._refresh(sub.repo), chart=True)
         if (
             reply is not None and not reply.ok
         ):  # e.g. the repository is not in the cache: tell the admin, not the channel
@@ -359,10 +359,18 @@ class Deliverer:
     # -- the digest -------------------------------------------------------------------------------
 
     def build(
-        self, sub: Subscription, due: Due, now: datetime, *, why_stale: str | None = None
+        self,
+        sub: Subscription,
+        due: Due,
+        now: datetime,
+        *,
+        why_stale: str | None = None,
+        chart: bool = False,
     ) -> Reply | None:
         """The digest for ``due`` exactly as ``digest <words>`` answers it, or the quiet-week line
-        (None for a silent quiet week). ``why_stale`` adds how fresh the cache is."""
+        (None for a silent quiet week). ``why_stale`` adds how fresh the cache is; ``chart`` adds
+        the chart at the end of the lead (``bot.chart.with_chart``) — a chart that cannot be drawn
+        is logged and the digest goes without it."""
         inv = Invocation(
             command="digest",
             args=digest_words(sub, due),
@@ -385,8 +393,21 @@ class Deliverer:
             )
         if why_stale is not None:
             reply.blocks.append(Paragraph(text=freshness_note(store, sub.repo, sub.lang, why_stale)))
+        if chart:
+            reply = charted(reply)
         if sub.layout == "single":
             reply = single(reply)
+        return reply
+
+
+def charted(reply: Reply) -> Reply:
+    """The digest with its chart (matplotlib is imported only now), or as it was when drawing fails."""
+    try:
+        from bot.chart import with_chart
+
+        return with_chart(reply)
+    except Exception:  # a chart is an extra: never the reason a digest is not posted
+        log.exception("the chart for %r could not be drawn; posting the digest without it", reply.title)
         return reply
 
 

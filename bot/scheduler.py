@@ -223,8 +223,3 @@ class DeliveryScheduler:
 def component(settings: Settings, options: ServeOptions) -> DeliveryScheduler:
     """``bot.serve``'s entry point for scheduled delivery."""
     return DeliveryScheduler(settings)
-
-
-def deliveries_configured(settings: Settings) -> bool:
-    """Scheduled delivery runs where a platform can post: a Slack bot token is set."""
-    return bool(settings.slack_bot_token and settings.slack_bot_token.get_secret_value().strip())

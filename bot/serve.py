@@ -100,9 +100,23 @@ FRONT_ENDS: tuple[FrontEnd, ...] = (
 )
 
 
+# the token a platform posts with (Slack's app-level and signing secrets cannot post)
+POSTING_TOKENS: dict[str, Callable[[Settings], bool]] = {
+    "slack": lambda s: bool(secret(s.slack_bot_token)),
+    "discord": lambda s: bool(secret(s.discord_bot_token)),
+}
+
+
+def posting_platforms(settings: Settings) -> list[str]:
+    """The platforms prdigest can post to with these settings."""
+    return [name for name, has_token in POSTING_TOKENS.items() if has_token(settings)]
+
+
 def scheduled(settings: Settings) -> bool:
-    """Scheduled delivery (``bot.scheduler``) joins the host wherever a platform can post."""
-    return bool(secret(settings.slack_bot_token))
+    """Scheduled delivery (``bot.scheduler``) joins the host wherever a platform can post: a Slack
+    bot token, a Discord bot token, or both (a subscription of the other platform then fails
+    with the missing token named)."""
+    return bool(posting_platforms(settings))
 
 
 def components_for(settings: Settings, options: ServeOptions = ServeOptions()) -> list[Component]:

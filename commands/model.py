@@ -134,11 +134,13 @@ class Section(BaseModel):
 
 
 class Attachment(BaseModel):
-    """A file that goes with the reply (the chart's PNG); never part of the JSON output."""
+    """A file that goes with the reply (the chart's PNG); never part of the JSON output.
+    ``description`` is its alt text where the platform keeps one (Discord)."""
 
     name: str
     content_type: str
     data: bytes
+    description: str = ""
 
 
 class NotCached(BaseModel):

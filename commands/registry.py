@@ -185,7 +185,8 @@ def dispatch(inv: Invocation, ctx: Context) -> Reply:
     load_all()
     wanted = REGISTRY.get(inv.command)
     if wanted is not None and wanted.admin_only and not inv.is_admin:
-        reply = Reply.usage(wanted.name, t(inv.lang, "error.admin_only", name=wanted.name))
+        key = "error.admin_only_discord" if inv.platform == "discord" else "error.admin_only"
+        reply = Reply.usage(wanted.name, t(inv.lang, key, name=wanted.name))
     else:
         try:
             spec, inv, parsed = parse_invocation(inv, ctx)

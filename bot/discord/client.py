@@ -34,6 +34,11 @@ class Unreachable(ConfigError):
     a transient failure for a post (``bot.discord.post.explain``)."""
 
 
+class TokenRejected(ConfigError):
+    """Discord answered 401 to the token: a configuration error for ``serve`` and the CLI, a
+    permanent failure (code 401) for a post, which holds that platform's deliveries."""
+
+
 def bot_token(settings: Settings) -> str:
     token = secret(settings.discord_bot_token)
     if not token:
@@ -76,7 +81,7 @@ async def login(client: discord.Client, settings: Settings) -> None:
     try:
         await client.login(bot_token(settings))
     except discord.LoginFailure:
-        raise ConfigError(
+        raise TokenRejected(
             "Discord rejected DISCORD_BOT_TOKEN: reset the token (Developer Portal › Bot › Reset Token) "
             "and put the new one in .env"
         ) from None

@@ -17,16 +17,18 @@ permissions (50013) and a rejected token are ``PermanentPostError``.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import aiohttp
 
 from bot.config import ConfigError, Settings
-from bot.discord.client import Unreachable, bot_token, discord, login, make_client
-from bot.discord.render import DiscordMessage, render, violations
+from bot.discord.client import TokenRejected, Unreachable, bot_token, discord, login, make_client
+from bot.discord.render import DiscordMessage, footer_key, render, violations
 from bot.post import PermanentPostError, PostError, PostResult, TransientPostError
 from commands.locale import t
 from commands.model import Reply
@@ -52,6 +54,9 @@ FILE_PERMISSIONS = (("attach_files", "Attach Files"),)
 #: every permission the bot may need: what ``prdigest discord invite-url`` asks for
 ALL_PERMISSIONS = (*BASE_PERMISSIONS, *FILE_PERMISSIONS, *THREAD_PERMISSIONS)
 
+HISTORY_PAGE = 100  # GET /channels/{id}/messages takes at most 100
+HISTORY_PAGES = 5  # the channel's last 500 messages: far more than a week brings after a digest
+
 PERMANENT_CODES = {
     10003: "discord.unknown_channel",
     50001: "discord.missing_access",
@@ -73,12 +78,23 @@ def to_embeds(message: DiscordMessage) -> list[discord.Embed]:
     return [discord.Embed.from_dict(e) for e in message.embeds]
 
 
+def to_files(message: DiscordMessage) -> list[discord.File]:
+    """The message's attachments as multipart files (new objects for every send: discord.py
+    reads them to the end)."""
+    return [
+        discord.File(io.BytesIO(f.data), filename=f.name, description=f.description or None)
+        for f in message.files
+    ]
+
+
 def explain(exc: BaseException, channel: str, lang: str = "en") -> PostError:
     """A Discord failure as one actionable line, transient or permanent, with Discord's code."""
     if isinstance(exc, PostError):
         return exc
     if isinstance(exc, Unreachable):
         return TransientPostError(str(exc))
+    if isinstance(exc, TokenRejected):
+        return PermanentPostError(str(exc), code="401")
     if isinstance(exc, discord.RateLimited):
         return TransientPostError(
             t(lang, "discord.rate_limited", channel=channel, wait=f"{exc.retry_after:.0f}"), code="429"
@@ -104,6 +120,16 @@ def explain(exc: BaseException, channel: str, lang: str = "en") -> PostError:
 _ERRORS = (discord.DiscordException, aiohttp.ClientError, OSError, ConfigError)
 
 
+def without_files(message: DiscordMessage) -> DiscordMessage:
+    """The message without its attachments and the embed images that showed them."""
+    names = {f"attachment://{f.name}" for f in message.files}
+    embeds = [
+        {k: v for k, v in e.items() if not (k == "image" and (v or {}).get("url") in names)}
+        for e in message.embeds
+    ]
+    return replace(message, embeds=embeds, files=[])
+
+
 class DiscordPoster:
     """The Discord ``Poster``. ``client`` may be a running gateway client (the bot shares its
     session); without one the poster logs in over REST on first use and closes on ``close()``."""
@@ -126,34 +152,55 @@ class DiscordPoster:
     async def post(self, reply: Reply, channel: str) -> PostResult:
         """Post ``reply`` to ``channel`` (its ID: right-click the channel › Copy Channel ID)."""
         messages = render(reply, mode="thread" if self.layout == "thread" else "compact")
-        return await self.post_messages(
-            channel, messages, title=reply.title, lang=reply.lang, files=bool(reply.files)
-        )
+        return await self.post_messages(channel, messages, title=reply.title, lang=reply.lang)
 
-    async def target(self, channel: str, lang: str, *, thread: bool, files: bool) -> Any:
-        """The channel, fetched with its guild, after checking every permission the post needs."""
+    async def find_delivery(self, channel: str, key: str) -> PostResult | None:
+        """The lead message an earlier attempt posted with delivery ``key`` (in its embed footer),
+        from the channel's recent messages; ``None`` when it is not there. Raises ``PostError``
+        when the history cannot be read (the channel is gone, or the bot lacks View Channel or
+        Read Message History — without it Discord answers an empty list, which proves nothing):
+        then nobody can tell, and the caller must not post again blindly."""
+        channel = channel.strip().removeprefix("#")
+        try:
+            target, _ = await self.target(channel, "en", thread=False)
+            before: int | None = None
+            for _ in range(HISTORY_PAGES):
+                page = await self.client.http.logs_from(int(channel), HISTORY_PAGE, before=before)
+                me = str(self.client.user.id)
+                for message in page:  # our own messages only: another bot could copy a footer
+                    if str((message.get("author") or {}).get("id")) == me and footer_key(message) == key:
+                        guild = getattr(getattr(target, "guild", None), "id", "@me")
+                        link = f"https://discord.com/channels/{guild}/{channel}/{message['id']}"
+                        return PostResult("discord", channel, (str(message["id"]),), link)
+                if len(page) < HISTORY_PAGE:
+                    return None
+                before = int(page[-1]["id"])
+        except _ERRORS as exc:
+            raise explain(exc, channel) from None
+        return None
+
+    async def target(self, channel: str, lang: str, *, thread: bool) -> tuple[Any, bool]:
+        """The channel, fetched with its guild, after checking every permission the post needs,
+        and whether the bot may attach files there (not required: without it the chart is left
+        out, see ``post_messages``)."""
         client = await self._client()
         if not channel.isdigit():
             raise PermanentPostError(t(lang, "discord.channel_id", channel=channel))
         found = await client.fetch_channel(int(channel))
         guild_id = getattr(getattr(found, "guild", None), "id", None)
         if guild_id is None:  # a DM channel: nothing to check
-            return found
+            return found, True
         guild = await client.fetch_guild(guild_id)
         fetched = await guild.fetch_channel(int(channel))
         me = await guild.fetch_member(client.user.id)
         perms = fetched.permissions_for(me)
-        needed = [
-            *BASE_PERMISSIONS,
-            *(THREAD_PERMISSIONS if thread else ()),
-            *(FILE_PERMISSIONS if files else ()),
-        ]
+        needed = [*BASE_PERMISSIONS, *(THREAD_PERMISSIONS if thread else ())]
         missing = [label for attr, label in needed if not getattr(perms, attr)]
         if missing:
             raise PermanentPostError(
                 t(lang, "discord.needs", permission=missing[0], channel=f"#{fetched.name}"), code="50013"
             )
-        return fetched
+        return fetched, bool(perms.attach_files)
 
     async def post_messages(
         self,
@@ -162,10 +209,11 @@ class DiscordPoster:
         *,
         title: str = "",
         lang: str = "en",
-        files: bool = False,
     ) -> PostResult:
         """``messages[0]`` to the channel, the rest in a thread started from it (``thread``
-        layout) or after it (``single``)."""
+        layout) or after it (``single``). Files go as multipart attachments; where the bot may not
+        attach files (or Discord refuses the upload) the message goes without them and without the
+        embed image that showed them — the digest matters more than its chart."""
         channel = channel.strip().removeprefix("#")
         for m in messages:
             problems = violations(m)
@@ -176,14 +224,15 @@ class DiscordPoster:
         threaded = self.layout == "thread" and len(messages) > 1
         done: list[str] = []
         try:
-            target = await self.target(channel, lang, thread=threaded, files=files)
+            target, can_attach = await self.target(channel, lang, thread=threaded)
             dest = target
             for i, message in enumerate(messages):
-                sent = await dest.send(
-                    content=message.content or None,
-                    embeds=to_embeds(message),
-                    nonce=nonce(channel, message, i),
-                )
+                if message.files and not can_attach:
+                    log.warning(
+                        "discord: no Attach Files permission in %s; posting without the chart", channel
+                    )
+                    message = without_files(message)
+                sent = await self._send(dest, message, nonce(channel, message, i))
                 done.append(str(sent.id))
                 if i == 0 and threaded:
                     dest = await self.thread(target, sent.id, title)
@@ -197,6 +246,23 @@ class DiscordPoster:
         guild = getattr(getattr(target, "guild", None), "id", "@me")
         link = f"https://discord.com/channels/{guild}/{channel}/{done[0]}"
         return PostResult("discord", channel, tuple(done), link)
+
+    async def _send(self, dest: Any, message: DiscordMessage, key: str) -> Any:
+        """One message; when Discord refuses its attachment (too large: 40005), once more without."""
+        try:
+            return await dest.send(
+                content=message.content or None,
+                embeds=to_embeds(message),
+                files=to_files(message),
+                nonce=key,
+            )
+        except discord.HTTPException as exc:
+            if not message.files or exc.code != 40005:
+                raise
+            log.warning("discord refused the attachment (%s); posting without the chart", exc.code)
+            return await dest.send(
+                content=message.content or None, embeds=to_embeds(without_files(message)), nonce=key
+            )
 
     async def thread(self, channel: Any, message_id: int, title: str) -> Any:
         """A public thread from the lead (from the fetched channel: it has the guild); when a

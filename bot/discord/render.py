@@ -27,6 +27,7 @@ from bot.pack import Budget, join_within, split_text
 from bot.pack import pack as pack_items
 from commands.locale import t
 from commands.model import (
+    Attachment,
     Block,
     BulletList,
     Divider,
@@ -69,10 +70,13 @@ Mode = Literal["thread", "compact"]
 
 @dataclass
 class DiscordMessage:
-    """One message: optional ``content`` and up to 10 embeds (plain JSON, as the API takes it)."""
+    """One message: optional ``content``, up to 10 embeds (plain JSON, as the API takes it) and
+    the files sent with it as multipart attachments (the chart, referenced by an embed's image as
+    ``attachment://chart.png``)."""
 
     content: str = ""
     embeds: list[Embed] = field(default_factory=list)
+    files: list[Attachment] = field(default_factory=list)
 
     def payload(self) -> dict[str, Any]:
         out: dict[str, Any] = {"embeds": self.embeds}
@@ -205,7 +209,7 @@ def _table(block: Table) -> list[str]:
     return ["```\n" + chunk + "\n```" for chunk in join_within(pieces, budget)]
 
 
-def _runs(blocks: Sequence[Block], lang: str) -> list[_Run]:
+def _runs(blocks: Sequence[Block], lang: str, attached: frozenset[str] = frozenset()) -> list[_Run]:
     runs: list[_Run] = []
 
     def add(kind: Literal["text", "fields"], *items: Any) -> None:
@@ -243,7 +247,7 @@ def _runs(blocks: Sequence[Block], lang: str) -> list[_Run]:
             add("text", *_table(block))
         elif isinstance(block, Divider):
             continue
-        elif isinstance(block, Image):
+        elif isinstance(block, Image) and block.name not in attached:  # attached: the lead's embed shows it
             add("text", md_text(t(lang, "chat.image", alt=block.alt)))
     return runs
 
@@ -258,11 +262,13 @@ def embed_size(embed: Mapping[str, Any]) -> int:
     return size
 
 
-def embeds_for(title: str, blocks: Sequence[Block], lang: str = "en") -> list[Embed]:
+def embeds_for(
+    title: str, blocks: Sequence[Block], lang: str = "en", attached: frozenset[str] = frozenset()
+) -> list[Embed]:
     """One titled part (a reply's lead, or a section) as embeds, each within every embed limit;
-    the first carries the title."""
+    the first carries the title. Images whose file is ``attached`` are left to ``render``."""
     embeds: list[Embed] = []
-    for run in _runs(blocks, lang):
+    for run in _runs(blocks, lang, attached):
         if run.kind == "text":
             pieces = [p for entry in run.items for p in split_md(entry, MAX_DESCRIPTION)]
             sep = "\n\n" if any("\n" in p for p in pieces) else "\n"
@@ -287,9 +293,35 @@ def pack(embeds: Sequence[Embed], budget: Budget = MESSAGE) -> list[list[Embed]]
     return pack_items(embeds, budget, embed_size)
 
 
-def _pointer(n: int, lang: str) -> dict[str, str]:
-    text = t(lang, "chat.thread_pointer_one") if n == 1 else t(lang, "chat.thread_pointer", n=n)
-    return {"text": text[:POINTER_RESERVE]}
+def _pointer(n: int, lang: str) -> str:
+    return t(lang, "chat.thread_pointer_one") if n == 1 else t(lang, "chat.thread_pointer", n=n)
+
+
+DELIVERY_MARK = "prdigest delivery "  # footer text before a scheduled delivery's key
+
+
+def delivery_footer(pointer: str, key: str | None) -> dict[str, str]:
+    """The lead's footer: the pointer to its thread and, for a scheduled delivery, its key — where
+    ``DiscordPoster.find_delivery`` looks for an earlier attempt's post."""
+    mark = f"{DELIVERY_MARK}{key}" if key else ""
+    pointer = pointer[: POINTER_RESERVE - (len(mark) + 3 if mark else 0)]
+    return {"text": " · ".join(p for p in (pointer, mark) if p)}
+
+
+def footer_key(message: Mapping[str, Any]) -> str | None:
+    """The delivery key in a message's embed footers (a message as Discord returns it), if any."""
+    for embed in message.get("embeds") or []:
+        text = str((embed.get("footer") or {}).get("text") or "")
+        _, mark, rest = text.rpartition(DELIVERY_MARK)
+        if mark and rest:
+            return rest.split()[0]
+    return None
+
+
+def _image_block(reply: Reply) -> Image | None:
+    """The lead's picture whose file goes with the reply (the digest's chart), if any."""
+    names = {f.name for f in reply.files}
+    return next((b for b in reply.blocks if isinstance(b, Image) and b.name in names), None)
 
 
 def render(reply: Reply, *, mode: Mode = "thread") -> list[DiscordMessage]:
@@ -298,23 +330,35 @@ def render(reply: Reply, *, mode: Mode = "thread") -> list[DiscordMessage]:
     ``thread``: the first message is the lead (the title, then the Reply's lead blocks: a
     digest's summary and top highlights) and every section starts a new message, to be posted
     in the lead's thread; the lead's last embed says how many follow. ``compact``: everything
-    packed into as few messages as possible (interaction followups).
+    packed into as few messages as possible (interaction followups). A scheduled delivery's key
+    (``Reply.delivery_key``) goes into the lead's footer; a picture whose file goes with the reply
+    (``Reply.files``) is the lead's embed image, ``attachment://NAME``, sent with the lead.
     """
     if reply.status != "ok":
         return [render_notice(reply)]
     lang = reply.lang
-    lead = embeds_for(reply.title, reply.blocks, lang)
+    image = _image_block(reply)
+    attached = frozenset({image.name}) if image is not None else frozenset()
+    lead = embeds_for(reply.title, reply.blocks, lang, attached)
     parts = [embeds_for(s.title, s.blocks, lang) for s in reply.sections]
     if not lead and not any(parts):
         lead = [{"description": md_text(reply.title or reply.command), "color": COLOR}]
+    key = reply.delivery_key
     if mode == "compact":
-        groups = pack([*lead, *(e for part in parts for e in part)])
+        budget = MESSAGE.less(size=POINTER_RESERVE) if key else MESSAGE
+        groups = pack([*lead, *(e for part in parts for e in part)], budget)
     else:
         groups = pack(lead, MESSAGE.less(size=POINTER_RESERVE)) if lead else []
         groups += [g for part in parts for g in pack(part)]
-        if len(groups) > 1 and lead:
-            groups[0][-1]["footer"] = _pointer(len(groups) - 1, lang)
-    return [DiscordMessage(embeds=g) for g in groups]
+    if groups and lead:
+        pointer = _pointer(len(groups) - 1, lang) if mode == "thread" and len(groups) > 1 else ""
+        if pointer or key:
+            groups[0][-1]["footer"] = delivery_footer(pointer, key)
+    messages = [DiscordMessage(embeds=g) for g in groups]
+    if image is not None and messages and messages[0].embeds:
+        messages[0].embeds[-1]["image"] = {"url": f"attachment://{image.name}"}
+        messages[0].files = [f for f in reply.files if f.name == image.name]
+    return messages
 
 
 NOTICE_ICONS = {"usage": "⚠️", "not_found": "🔍", "error": "❌"}

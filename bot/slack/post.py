@@ -34,7 +34,7 @@ from bot.post import PermanentPostError, PostError, PostResult, TransientPostErr
 from bot.retry_after import retry_after
 from bot.slack.render import SlackMessage, render, violations
 from commands.locale import t
-from commands.model import Reply
+from commands.model import Attachment, Image, Reply
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +182,14 @@ def delivery_metadata(key: str) -> dict[str, Any]:
     return {"event_type": METADATA_EVENT, "event_payload": {"delivery": key}}
 
 
+def without_images(reply: Reply, names: set[str]) -> Reply:
+    """The reply without the pictures of the files ``names`` (a chart that could not go up)."""
+    if not names:
+        return reply
+    keep = [b for b in reply.blocks if not (isinstance(b, Image) and b.name in names)]
+    return reply.model_copy(update={"blocks": keep, "files": [f for f in reply.files if f.name not in names]})
+
+
 def _kwargs(channel: str, message: SlackMessage, thread_ts: str | None) -> dict[str, Any]:
     problems = violations(message)
     if problems:  # the renderer guarantees this; refuse rather than let Slack half-post
@@ -211,9 +219,43 @@ class SlackPoster:
     async def post(self, reply: Reply, channel: str) -> PostResult:
         """Post ``reply`` to ``channel`` (its ID, e.g. C0123456789). A scheduled delivery's key
         goes into the lead's message metadata, where ``find_delivery`` looks for it."""
-        messages = await asyncio.to_thread(render, reply, mode="thread")  # pure CPU, off the loop
         metadata = delivery_metadata(reply.delivery_key) if reply.delivery_key else None
-        return await self.post_messages(channel, messages, lang=reply.lang, metadata=metadata)
+        files = await self.upload(reply.files) if reply.files else {}
+        plain = without_images(reply, set(f.name for f in reply.files) - set(files))
+        messages = await asyncio.to_thread(render, plain, mode="thread", files=files)  # CPU, off the loop
+        try:
+            return await self.post_messages(channel, messages, lang=reply.lang, metadata=metadata)
+        except PermanentPostError as exc:
+            if not files or exc.code != "invalid_blocks" or exc.posted:
+                raise
+            # Slack did not take the uploaded file in the lead (still being processed, say):
+            # the digest goes without its chart rather than not at all
+            log.warning("slack refused the chart in the lead (%s); posting without it", exc.code)
+            messages = await asyncio.to_thread(render, without_images(reply, set(files)), mode="thread")
+            return await self.post_messages(channel, messages, lang=reply.lang, metadata=metadata)
+
+    async def upload(self, attachments: Sequence[Attachment]) -> dict[str, str]:
+        """Upload each file with ``files_upload_v2`` (files.getUploadURLExternal, the upload URL,
+        files.completeUploadExternal) without sharing it to a channel — the lead's image block
+        shows it (``slack_file``), so the lead stays the one message with the delivery's metadata.
+        Returns name → Slack file id for the files that went up; a failed upload is logged and
+        left out (the digest posts without its chart). Needs the ``files:write`` scope."""
+        done: dict[str, str] = {}
+        for f in attachments:
+            try:
+                resp = await self.client.files_upload_v2(
+                    filename=f.name,
+                    content=f.data,
+                    title=f.description or f.name,
+                    alt_txt=f.description or None,
+                )
+                file_id = (resp.get("file") or {}).get("id")
+            except (SlackClientError, OSError) as exc:
+                log.warning("slack upload of %s failed (%s); posting without it", f.name, type(exc).__name__)
+                continue
+            if file_id:
+                done[f.name] = str(file_id)
+        return done
 
     async def find_delivery(self, channel: str, key: str) -> PostResult | None:
         """The lead message an earlier attempt posted with delivery ``key``, from the channel's

@@ -18,6 +18,7 @@ STRINGS: dict[str, str] = {
     "chart.avg_weeks": "{n}-week average",
     "chart.avg_periods": "average of the {n} previous periods",
     "chart.risks": "Risk flags",
+    "chart.alt": "Chart: {repo}, {period} — PRs per module against the average of the weeks before, and the risk flags",
     # digest sections
     "punct.dash": " — ",
     "word.week": "week",
@@ -275,6 +276,8 @@ STRINGS: dict[str, str] = {
     "error.several_repos_chat": "the cache holds several repositories ({repos}); ask whoever runs the bot to set PRDIGEST_REPO",
     "error.repo_not_served": "{repo} is not a repository this bot answers for (it answers for: {repos})",
     "error.admin_only": "{name} is for workspace admins only",
+    "error.admin_only_discord": "{name} is for server admins only (Manage Server)",
+    "error.slow_down": "Too many subscription changes at once: try again in {seconds} s.",
     "error.iso_week": "{week} is not an ISO week ({year} has weeks 1–{weeks})",
     "error.range_invalid": "{word} is not a valid date range ({reason})",
     "error.range_order": "{word}: the range ends before it starts",

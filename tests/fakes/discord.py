@@ -1068,6 +1068,15 @@ class FakeDiscord:
         with self._lock:
             return copy.deepcopy(self._messages.get(channel_id, []))
 
+    def add_message(
+        self, channel_id: str, payload: Mapping[str, Any], *, author: str = USER_ID
+    ) -> dict[str, Any]:
+        """A message in a channel as if ``author`` had sent it (people talking after a post)."""
+        with self._lock:
+            msg = self._new_message(channel_id, payload)
+            msg["author"] = self.users[author].payload()
+            return copy.deepcopy(msg)
+
     def message(self, message_id: str) -> dict[str, Any]:
         with self._lock:
             return copy.deepcopy(self._by_id[message_id])
@@ -1906,8 +1915,10 @@ class FakeDiscord:
                 for u in user_ids
             ],
             "mention_roles": role_ids,
-            "attachments": self._attachments(payload, files),
-            "embeds": [{"type": "rich", **e} for e in payload.get("embeds") or []],
+            "attachments": (attachments := self._attachments(payload, files)),
+            "embeds": [
+                _resolve_image({"type": "rich", **e}, attachments) for e in payload.get("embeds") or []
+            ],
             "pinned": False,
             "flags": int(payload.get("flags") or 0) | flags,
             "components": list(payload.get("components") or []),
@@ -2224,6 +2235,18 @@ class FakeDiscord:
         assert msg is not None
         self._remove_message(msg)
         return self._no_content()
+
+
+def _resolve_image(embed: dict[str, Any], attachments: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """An embed image ``attachment://NAME`` becomes the uploaded file's URL (with its size), as
+    Discord stores it; one naming no attachment of the message is dropped (Discord shows none)."""
+    url = str((embed.get("image") or {}).get("url") or "")
+    if not url.startswith("attachment://"):
+        return embed
+    found = next((a for a in attachments if a["filename"] == url.removeprefix("attachment://")), None)
+    if found is None:
+        return {k: v for k, v in embed.items() if k != "image"}
+    return {**embed, "image": {"url": found["url"], "proxy_url": found["proxy_url"]}}
 
 
 def _validate_thread(spec: Any) -> Answer | None:

@@ -59,6 +59,21 @@ class Response:
 
 
 @dataclass
+class Upload:
+    """A file uploaded through files.getUploadURLExternal → the upload URL →
+    files.completeUploadExternal (what ``files_upload_v2`` does)."""
+
+    id: str
+    filename: str
+    length: int
+    alt_txt: str = ""
+    data: bytes | None = None  # the bytes POSTed to the upload URL
+    title: str = ""
+    completed: bool = False
+    shared_to: str | None = None  # channel_id given at completion (the file is then posted there)
+
+
+@dataclass
 class Posted:
     """One POST to a response_url."""
 
@@ -85,6 +100,9 @@ class FakeSlack:
         # users.info answers: user id → the user object (is_admin, is_owner, …)
         self.users: dict[str, dict[str, Any]] = {}
         self.latency = 0.0  # seconds every Web API answer takes (to make concurrent callers overlap)
+        # files by id (files.getUploadURLExternal); the status the upload URL answers with
+        self.uploads: dict[str, Upload] = {}
+        self.upload_status = 200
         self._scripts: dict[str, list[Response]] = {}
         self._ts = 0
         self._cond = threading.Condition()
@@ -199,6 +217,9 @@ class FakeSlack:
             channel = str(params.get("channel", ""))
             if channel in self.channel_errors:
                 return Response(200, {"ok": False, "error": self.channel_errors[channel]})
+            invalid = self._invalid_file_blocks(params.get("blocks"))
+            if invalid:
+                return Response(200, {"ok": False, "error": "invalid_blocks", "errors": [invalid]})
             with self._cond:
                 self._ts += 1
                 ts = f"1700000000.{self._ts:06d}"
@@ -216,6 +237,10 @@ class FakeSlack:
             )
         if method == "conversations.history":
             return self._history(params)
+        if method == "files.getUploadURLExternal":
+            return self._upload_url(params)
+        if method == "files.completeUploadExternal":
+            return self._complete_upload(params)
         if method == "users.info":
             user = self.users.get(str(params.get("user", "")))
             if user is None:
@@ -251,6 +276,63 @@ class FakeSlack:
         if more:
             body["response_metadata"] = {"next_cursor": str(start + limit)}
         return Response(200, body)
+
+    def _upload_url(self, params: dict[str, Any]) -> Response:
+        """files.getUploadURLExternal: a file id and a loopback upload URL for ``length`` bytes."""
+        filename = str(params.get("filename") or "")
+        length = str(params.get("length") or "")
+        if not filename or not length.isdigit() or int(length) == 0:
+            return Response(200, {"ok": False, "error": "invalid_arguments"})
+        with self._cond:
+            self._ts += 1
+            file_id = f"F0FAKE{self._ts:06d}"
+            self.uploads[file_id] = Upload(file_id, filename, int(length), str(params.get("alt_txt") or ""))
+        return Response(200, {"ok": True, "upload_url": f"{self.base}/upload/{file_id}", "file_id": file_id})
+
+    def _receive_upload(self, file_id: str, data: bytes) -> int:
+        """The bytes POSTed to an upload URL; the status is ``upload_status`` (200: stored)."""
+        with self._cond:
+            upload = self.uploads.get(file_id)
+            if upload is None:
+                return 404
+            if self.upload_status == 200:
+                upload.data = data
+            self._cond.notify_all()
+            return self.upload_status
+
+    def _complete_upload(self, params: dict[str, Any]) -> Response:
+        """files.completeUploadExternal: every file must have received exactly its announced
+        length; without ``channel_id`` the file stays private to the app (not posted anywhere)."""
+        try:
+            wanted = json.loads(str(params.get("files") or "[]"))
+        except ValueError:
+            return Response(200, {"ok": False, "error": "invalid_arguments"})
+        done = []
+        with self._cond:
+            for entry in wanted:
+                upload = self.uploads.get(str(entry.get("id")))
+                if upload is None or upload.data is None or len(upload.data) != upload.length:
+                    return Response(200, {"ok": False, "error": "file_not_found"})
+            for entry in wanted:
+                upload = self.uploads[str(entry["id"])]
+                upload.completed, upload.title = True, str(entry.get("title") or upload.filename)
+                upload.shared_to = params.get("channel_id") or None
+                done.append({"id": upload.id, "name": upload.filename, "title": upload.title})
+        return Response(200, {"ok": True, "files": done})
+
+    def _invalid_file_blocks(self, blocks: Any) -> str | None:
+        """Slack refuses an image block whose ``slack_file`` is not a completed upload."""
+        if isinstance(blocks, str):
+            blocks = json.loads(blocks)
+        for i, block in enumerate(blocks or []):
+            ref = block.get("slack_file") if isinstance(block, dict) else None
+            if ref is None:
+                continue
+            with self._cond:
+                upload = self.uploads.get(str(ref.get("id")))
+                if upload is None or not upload.completed:
+                    return f"invalid slack file [json-pointer:/blocks/{i}/slack_file]"
+        return None
 
     def _record_post(self, key: str, body: dict[str, Any]) -> None:
         with self._cond:
@@ -296,6 +378,11 @@ class FakeSlack:
 
             def do_POST(self) -> None:
                 path, _, query = self.path.partition("?")
+                if path.startswith("/upload/"):  # an upload URL: the raw bytes of the file
+                    length = int(self.headers.get("Content-Length") or 0)
+                    status = fake._receive_upload(path.removeprefix("/upload/"), self.rfile.read(length))
+                    self._send(status, b"OK - 0" if status == 200 else b"failed", "text/plain")
+                    return
                 # slack_sdk sends some methods' arguments (conversations.join) as a query string
                 body = {**dict(parse_qsl(query)), **self._body()}
                 if path.startswith("/respond/"):
