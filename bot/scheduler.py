@@ -109,6 +109,8 @@ class DeliveryScheduler:
         self._scheduler: AsyncIOScheduler | None = None
         self._lane: Lane | None = None
         self._lock = asyncio.Lock()
+        self.drain_timeout = 60.0  # seconds ``stop`` waits for a run in progress
+        self._stopping = False
 
     async def start(self, host: Host) -> None:
         from bot.serve import context_factory
@@ -132,8 +134,16 @@ class DeliveryScheduler:
             )
 
     async def stop(self) -> None:
+        """Stop the clock, then let a run in progress finish (bounded): a digest half posted at
+        shutdown would leave a claim for the next start to recover."""
+        self._stopping = True  # a tick that fires from now on does nothing
+        try:
+            await asyncio.wait_for(self._lock.acquire(), self.drain_timeout)
+            self._lock.release()
+        except TimeoutError:
+            log.warning("stopped with a delivery run unfinished; its claim is recovered at the next start")
         if self._scheduler is not None and self._scheduler.running:
-            self._scheduler.shutdown(wait=False)
+            self._scheduler.shutdown(wait=False)  # cancels what still runs
         if self._lane is not None:
             lane, self._lane = self._lane, None
             await asyncio.to_thread(lane.close)
@@ -160,6 +170,8 @@ class DeliveryScheduler:
         self._scheduler.add_job(self._tick, DateTrigger(run_date=when), id=JOB_ID, replace_existing=True)
 
     async def _tick(self) -> None:
+        if self._stopping:
+            return
         async with self._lock:
             lane = await self._deliver_lane()
             now = self.clock()
@@ -182,6 +194,8 @@ class DeliveryScheduler:
     async def _sync(self) -> None:
         """The periodic sync (PRDIGEST_SYNC_EVERY): every repository the cache or a subscription
         names, on the deliveries' thread, so a sync and a delivery never write at once."""
+        if self._stopping:
+            return
         lane = await self._deliver_lane()
         try:
             self.last_sync = await lane.call(self._sync_all)

@@ -23,17 +23,18 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
 from bot.config import Settings
 from bot.discord.client import discord
-from bot.discord.post import DiscordPoster, nonce, to_embeds
+from bot.discord.post import BASE_PERMISSIONS, THREAD_PERMISSIONS, DiscordPoster, nonce, to_embeds
 from bot.discord.render import DiscordMessage, apology, render, render_notice, text_message
 from bot.post import PostError
 from bot.runner import CommandRunner
+from bot.throttle import ChangeLimiter, refuse_if_busy
 from classify.rules import Profile
 from commands.locale import t
 from commands.model import Invocation, Reply
@@ -78,7 +79,7 @@ def typed_example(req: Request) -> str:
     return text if len(text) <= 120 else f"/{req.command} … public:True"
 
 
-def invocation(req: Request, settings: Settings, user: str | None) -> Invocation:
+def invocation(req: Request, settings: Settings, user: str | None, channel: str | None = None) -> Invocation:
     return Invocation(
         command=req.command,
         options=req.options,
@@ -89,7 +90,48 @@ def invocation(req: Request, settings: Settings, user: str | None) -> Invocation
         timezone=settings.prdigest_timezone,
         platform="discord",
         user=user,
+        channel=channel,  # a subscription belongs to the channel the command is typed in
     )
+
+
+def configured_admins(settings: Settings) -> frozenset[str]:
+    return frozenset(u.strip() for u in settings.prdigest_admins.split(",") if u.strip())
+
+
+# Manage Server or Administrator, in the invoking member's permissions bitfield
+ADMIN_BITS = (1 << 5) | (1 << 3)
+
+
+def is_admin(settings: Settings, user: str | None, member_permissions: int | None) -> bool:
+    """Checked at run time, for admin-only commands only: a PRDIGEST_ADMINS id, or a member whose
+    permissions in this interaction (``member.permissions``, computed by Discord with roles and
+    overwrites) include Manage Server or Administrator. The command's ``default_permissions`` is a
+    hint a server can change, never the check. Outside a server (a DM) only PRDIGEST_ADMINS."""
+    if not user:
+        return False
+    if user in configured_admins(settings):
+        return True
+    return bool(member_permissions and member_permissions & ADMIN_BITS)
+
+
+def member_permissions(ix: Any) -> int | None:
+    """The invoking member's permissions bitfield; None outside a server."""
+    if ix.guild_id is None:
+        return None
+    return int(ix.permissions.value)
+
+
+def cannot_post(ix: Any, req: Request) -> str | None:
+    """For ``/subscribe``: the first permission the bot lacks in this channel for a scheduled
+    digest (``app_permissions``, as Discord computed them), or None. The thread permissions count
+    only for the thread layout."""
+    if ix.guild_id is None:
+        return None
+    perms = ix.app_permissions
+    needed = [*BASE_PERMISSIONS]
+    if str(req.options.get("layout") or "thread").strip().lower() != "single":
+        needed += THREAD_PERMISSIONS
+    return next((label for attr, label in needed if not getattr(perms, attr)), None)
 
 
 class Interactions:
@@ -110,6 +152,7 @@ class Interactions:
         self.poster = poster
         self.repos = repos
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.limiter = ChangeLimiter()  # subscription changes per user (bot.throttle)
         load_all()
 
     async def handle(self, ix: discord.Interaction) -> None:
@@ -165,20 +208,43 @@ class Interactions:
     async def command(self, ix: discord.Interaction) -> None:
         started = time.monotonic()
         req = request_of(ix.data)  # type: ignore[arg-type]
-        inv = invocation(req, self.settings, str(ix.user.id) if ix.user else None)
+        channel = str(ix.channel_id) if ix.channel_id is not None else None
+        inv = invocation(req, self.settings, str(ix.user.id) if ix.user else None, channel)
         try:
             await ix.response.defer(ephemeral=not req.public, thinking=True)
         except discord.HTTPException as exc:  # too late (10062) or already answered: nothing to add
             log.warning("/%s: could not defer (%s)", req.command, exc)
             return
         try:
-            reply = await self.runner.dispatch(inv)
+            inv, refused = self.prepare(ix, req, inv)
+            reply = refused or await self.runner.dispatch(inv)
             reply.lang = inv.lang
             await self.deliver(ix, reply, req, started)
         except Exception:
             log.exception("/%s failed (user %s, channel %s)", req.command, inv.user, ix.channel_id)
             with contextlib.suppress(Exception):
                 await self.send(ix, apology(inv.lang), ephemeral=True, started=started)
+
+    def prepare(self, ix: Any, req: Request, inv: Invocation) -> tuple[Invocation, Reply | None]:
+        """What the edge decides before an admin-only command runs: whether its user has changed
+        subscriptions too often just now, who is asking (``is_admin``; the registry refuses the
+        rest), and for ``/subscribe`` whether the bot can post here — a channel it cannot use is
+        answered now and nothing is stored."""
+        spec = REGISTRY.get(inv.command)
+        if spec is None or not spec.admin_only:
+            return inv, None
+        busy = refuse_if_busy(self.limiter, inv)
+        if busy is not None:
+            return inv, busy
+        inv = replace(inv, is_admin=is_admin(self.settings, inv.user, member_permissions(ix)))
+        if inv.is_admin and inv.command == "subscribe":
+            missing = cannot_post(ix, req)
+            if missing is not None:
+                name = getattr(ix.channel, "name", None)
+                where = f"#{name}" if name else str(inv.channel)
+                reason = t(inv.lang, "discord.needs", permission=missing, channel=where)
+                return inv, Reply.usage("subscribe", t(inv.lang, "sub.cannot_use", reason=reason))
+        return inv, None
 
     async def deliver(self, ix: discord.Interaction, reply: Reply, req: Request, started: float) -> None:
         """Notices privately; ``public`` answers for everyone (the rest in a thread when long)."""

@@ -19,6 +19,7 @@ from commands.registry import REGISTRY, CommandSpec, load_all
 OPTION_TYPES = {"string": 3, "integer": 4, "boolean": 5}
 MAX_DESCRIPTION = 100
 LOCALES = {"zh": ("zh-CN",)}
+MANAGE_GUILD = 1 << 5  # Discord's Manage Server permission bit
 
 
 def _short(text: str) -> str:
@@ -50,13 +51,17 @@ def command_payload(spec: CommandSpec) -> dict[str, Any]:
     params = for_surface(spec.params, "discord")
     options = [option_payload(option_spec(p, t("en", p.help)), p.help) for p in params]
     options.sort(key=lambda o: not o["required"])  # Discord: required options come first
-    return {
+    out: dict[str, Any] = {
         "type": 1,
         "name": spec.name,
         **_described(spec.summary),
         "options": options,
         "dm_permission": True,
     }
+    if spec.admin_only:  # a hint for Discord's menu only; the check is at run time (bot.discord.app)
+        out["default_member_permissions"] = str(MANAGE_GUILD)
+        out["dm_permission"] = False
+    return out
 
 
 def commands_payload() -> list[dict[str, Any]]:

@@ -33,6 +33,7 @@ from bot.post import PostError
 from bot.runner import CommandRunner
 from bot.slack.post import SlackPoster
 from bot.slack.render import SlackMessage, apology, escape, mrkdwn_text, render, render_notice, section
+from bot.throttle import ChangeLimiter, refuse_if_busy
 from commands.locale import t
 from commands.model import Invocation, Lang, Reply, UsageError
 from commands.params import split_text
@@ -122,14 +123,23 @@ async def is_admin(client: AsyncWebClient, settings: Settings, user: str | None)
 
 
 async def prepare(
-    inv: Invocation, *, client: AsyncWebClient, poster: SlackPoster, settings: Settings
+    inv: Invocation,
+    *,
+    client: AsyncWebClient,
+    poster: SlackPoster,
+    settings: Settings,
+    limiter: ChangeLimiter | None = None,
 ) -> tuple[Invocation, Reply | None]:
-    """What the edge decides before an admin-only command runs: who is asking, and (for
-    ``subscribe``) whether the bot can use the channel — it joins it, so that it can post and read
-    back its own posts; a channel it cannot use is answered now and nothing is stored."""
+    """What the edge decides before an admin-only command runs: whether its user has changed
+    subscriptions too often just now (``limiter``), who is asking, and (for ``subscribe``)
+    whether the bot can use the channel — it joins it, so that it can post and read back its own
+    posts; a channel it cannot use is answered now and nothing is stored."""
     spec = REGISTRY.get(inv.command)
     if spec is None or not spec.admin_only:
         return inv, None
+    busy = refuse_if_busy(limiter, inv)
+    if busy is not None:
+        return inv, busy
     inv = replace(inv, is_admin=await is_admin(client, settings, inv.user))
     if inv.is_admin and inv.command == "subscribe" and inv.channel:
         try:
@@ -256,6 +266,7 @@ def build_app(
         await ack()
 
     tracker = inflight or Inflight()
+    limiter = ChangeLimiter()  # subscription changes per user (bot.throttle)
 
     async def answer(body: dict[str, Any], respond: AsyncRespond) -> None:
         with tracker.track():
@@ -267,7 +278,9 @@ def build_app(
         inv = invocation(req, settings, body.get("user_id"), channel)
         lang: Lang = inv.lang
         try:
-            inv, refused = await prepare(inv, client=client, poster=poster, settings=settings)
+            inv, refused = await prepare(
+                inv, client=client, poster=poster, settings=settings, limiter=limiter
+            )
             if req.error is not None:
                 reply = usage_reply(inv, req.error)
             else:

@@ -6,6 +6,8 @@ catch-up and skips."""
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import logging
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
@@ -405,3 +407,74 @@ def test_a_digest_too_large_for_the_platform_falls_back_to_the_smaller_layout(
     assert second.params["metadata"]["event_payload"]["delivery"] == delivery_key(sub.id, date(2026, 5, 4))
     row = h.ledger.find(sub.id, date(2026, 5, 4))
     assert row is not None and row.state == "posted" and len(row.message_ids) == 1
+
+
+# -- the chart with the posted digest ------------------------------------------------------------
+
+
+def _image_blocks(params: dict[str, object]) -> list[dict[str, object]]:
+    blocks = params["blocks"]
+    if isinstance(blocks, str):
+        blocks = json.loads(blocks)
+    return [b for b in blocks if isinstance(b, dict) and b.get("type") == "image"]  # type: ignore[union-attr]
+
+
+def test_the_chart_is_uploaded_and_shown_by_the_lead_that_keeps_its_metadata(
+    demo_db: Path, profile: Profile, slack: FakeSlack
+) -> None:
+    from PIL import Image as PILImage
+
+    sub = subscribe(demo_db)
+    assert sub.id is not None
+    [outcome] = Harness(demo_db, profile, slack).run(DUE)
+    assert outcome.state == "posted"
+    [upload] = slack.uploads.values()
+    [asked] = slack.calls_to("files.getUploadURLExternal")
+    assert asked.params["filename"] == "chart.png" and int(asked.params["length"]) == len(upload.data or b"")
+    assert upload.data is not None and upload.data.startswith(b"\x89PNG\r\n\x1a\n")
+    with PILImage.open(io.BytesIO(upload.data)) as png:
+        png.verify()
+    # completed without a channel: the file is not posted as a message of its own
+    [completed] = slack.calls_to("files.completeUploadExternal")
+    assert upload.completed and upload.shared_to is None and "channel_id" not in completed.params
+    # the lead (and only the lead) shows it, and still carries the delivery's metadata
+    [lead] = leads(slack)
+    [image] = _image_blocks(lead)
+    assert image["slack_file"] == {"id": upload.id}
+    assert str(image["alt_text"]).startswith("Chart: vllm-project/vllm")
+    assert lead["metadata"]["event_payload"]["delivery"] == delivery_key(sub.id, date(2026, 5, 4))  # type: ignore[index]
+    replies = [c.params for c in slack.calls_to("chat.postMessage") if c.params.get("thread_ts")]
+    assert replies and not any(_image_blocks(r) for r in replies)
+
+
+@pytest.mark.parametrize("failure", ["upload URL refused", "upload failed", "completion refused"])
+def test_a_failed_upload_posts_the_digest_without_the_chart(
+    demo_db: Path, profile: Profile, slack: FakeSlack, failure: str
+) -> None:
+    subscribe(demo_db, layout="single")
+    if failure == "upload URL refused":
+        slack.script("files.getUploadURLExternal", Response(200, {"ok": False, "error": "missing_scope"}))
+    elif failure == "upload failed":
+        slack.upload_status = 500
+    else:
+        slack.script("files.completeUploadExternal", Response(200, {"ok": False, "error": "file_not_found"}))
+    [outcome] = Harness(demo_db, profile, slack).run(DUE)
+    assert outcome.state == "posted" and outcome.reason == ""
+    [lead] = leads(slack)
+    assert _image_blocks(lead) == [] and "image:" not in str(lead["blocks"])
+    assert len(slack.history[CHANNEL]) == 1
+
+
+def test_a_lead_refused_for_its_chart_is_posted_again_without_it(
+    demo_db: Path, profile: Profile, slack: FakeSlack
+) -> None:
+    subscribe(demo_db, layout="single")
+    slack.script(
+        "chat.postMessage",
+        Response(200, {"ok": False, "error": "invalid_blocks", "errors": ["invalid slack file"]}),
+    )
+    [outcome] = Harness(demo_db, profile, slack).run(DUE)
+    assert outcome.state == "posted" and "smaller layout" not in outcome.reason
+    refused, posted = leads(slack)
+    assert _image_blocks(refused) and not _image_blocks(posted)
+    assert len(posted["blocks"]) == len(refused["blocks"]) - 1  # the whole digest, less the chart  # type: ignore[arg-type]

@@ -94,3 +94,15 @@ def test_subscriptions_and_preview_for_everyone(own_slack: FakeSlack, db: Path) 
         posted = answer(own_slack, key)
         assert posted[0].body["response_type"] == "ephemeral"
         assert "Preview of #1 (week to date)" in mrkdwn_of(posted[0].body)
+
+
+def test_subscription_changes_are_rate_limited_per_user_politely(own_slack: FakeSlack, db: Path) -> None:
+    with RunningApp(slack_settings(own_slack, prdigest_lang="zh"), db) as app:
+        answers = [subscribe(app, own_slack, "U0ADMIN", channel=f"C0T{i}") for i in range(6)]
+        assert all("已订阅" in a for a in answers[:5])
+        assert "订阅变更过于频繁：请" in answers[5] and "秒后再试" in answers[5]
+        # nothing was stored, joined or asked for the refused one; another admin is not slowed down
+        assert "已订阅" in subscribe(app, own_slack, "U0OWNER", channel="C0OTHER")
+    assert stored(db) == [f"C0T{i}" for i in range(5)] + ["C0OTHER"]
+    assert len(own_slack.calls_to("conversations.join")) == 6
+    assert [c.params["user"] for c in own_slack.calls_to("users.info")].count("U0ADMIN") == 5
