@@ -27,6 +27,7 @@ import asyncio
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +64,10 @@ LAYOUT_CODES = frozenset({"msg_too_long", "msg_blocks_too_long", "invalid_blocks
 AUTH_CODES = frozenset(
     {"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive", "401"}
 )
+
+
+class LostClaim(Exception):
+    """Another run took the claim over (its lease ran out) before this one posted."""
 
 
 class FindsDeliveries(Protocol):
@@ -141,6 +146,7 @@ class Deliverer:
     backoff: Sequence[float] = BACKOFF
     _open: dict[str, Poster] = field(default_factory=dict, init=False)
     _held: dict[str, str] = field(default_factory=dict, init=False)
+    _started: float = field(default_factory=time.monotonic, init=False)
 
     @property
     def subscriptions(self) -> SubscriptionStore:
@@ -152,6 +158,7 @@ class Deliverer:
 
     async def run(self, now: datetime, *, dry_run: bool = False) -> list[Outcome]:
         """Deliver everything due at ``now`` once (recoveries first, then new periods)."""
+        self._started = time.monotonic()
         outcomes: list[Outcome] = []
         try:
             subs = {s.id: s for s in self.subscriptions.all() if s.id is not None}
@@ -211,6 +218,9 @@ class Deliverer:
             )
         try:
             return await self._claimed(sub, due, claim, now)
+        except LostClaim as exc:
+            log.warning("%s", exc)
+            return Outcome(sub.id, sub.target, due.start_date, "held", "taken over by another run")
         except Exception:  # a bug must not leave a claim dangling or reach a channel
             log.exception("delivery %s crashed", claim.delivery.key)
             return self._finish(sub, claim, "failed", now, reason="internal error (see the prdigest log)")
@@ -279,7 +289,7 @@ class Deliverer:
         note = ""
         while True:
             try:
-                result = await poster.post(reply, sub.channel)
+                result = await self._posting(poster, reply, sub.channel, claim, now)
             except PermanentPostError as exc:
                 if exc.code in LAYOUT_CODES and not exc.posted and not note:
                     log.warning("delivery %s: %s; posting the smaller layout", d.key, exc)
@@ -299,8 +309,7 @@ class Deliverer:
                 if transient >= ATTEMPTS:
                     break
                 await self.sleep(self.backoff[min(transient - 1, len(self.backoff) - 1)])
-                self.ledger.renew(claim, now=now, lease=self.lease)
-                continue
+                continue  # _posting renews the lease before it posts again
             return self._finish(
                 sub,
                 claim,
@@ -315,6 +324,35 @@ class Deliverer:
         self.ledger.release(claim, now=now, until=now + RETRY_LATER, reason=reason)
         log.warning("delivery %s: %s", d.key, reason)
         return Outcome(d.subscription_id, sub.target, d.period_start, "held", reason)
+
+    async def _posting(
+        self, poster: Poster, reply: Reply, channel: str, claim: Claim, now: datetime
+    ) -> PostResult:
+        """``poster.post`` while the lease is renewed every third of its length: a post slower
+        than the lease (a paced thread of many replies, a slow upload, long 429 waits) is never
+        taken for a dead process's and posted a second time. The lease is renewed first, too:
+        when a slow build or sync let it run out and another run took the claim over, this run
+        does not post (``LostClaim``). Times are the run's clock (``_clock``)."""
+        if not self.ledger.renew(claim, now=self._clock(now), lease=self.lease):
+            # the build or a sync outlasted the lease and another run took the claim: it posts
+            raise LostClaim(f"delivery {claim.delivery.key}: the claim was taken over before posting")
+        task = asyncio.ensure_future(poster.post(reply, channel))
+        every = max(self.lease.total_seconds() / 3, 0.01)
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=every)
+                if done:
+                    return task.result()
+                if not self.ledger.renew(claim, now=self._clock(now), lease=self.lease):
+                    log.error("delivery %s: the lease was lost while posting", claim.delivery.key)
+                    return await task  # finish the post; recording it will say the claim is gone
+        finally:
+            if not task.done():
+                task.cancel()
+
+    def _clock(self, now: datetime) -> datetime:
+        """The run's clock: ``now`` (when the run began) plus the real time spent since."""
+        return now + timedelta(seconds=time.monotonic() - self._started)
 
     def _finish(
         self,

@@ -478,3 +478,64 @@ def test_a_lead_refused_for_its_chart_is_posted_again_without_it(
     refused, posted = leads(slack)
     assert _image_blocks(refused) and not _image_blocks(posted)
     assert len(posted["blocks"]) == len(refused["blocks"]) - 1  # the whole digest, less the chart  # type: ignore[arg-type]
+
+
+# -- a post slower than the lease ----------------------------------------------------------------
+
+
+def _slow_post_race(demo_db: Path, profile: Profile, slack: FakeSlack) -> tuple[Outcome, list[str], int]:
+    """One run posts while every Slack call takes 1 s (the post: 4 calls, ~4 s, twice the 2 s
+    lease); a second process, on the same clock, runs every half second meanwhile."""
+    import threading
+    import time
+
+    slack.latency = 1.0
+    lease = timedelta(seconds=2)
+    first = Harness(demo_db, profile, slack, owner="slow")
+    first.deliverer.lease = lease
+    started = time.monotonic()
+    done = threading.Event()
+    other: list[str] = []
+    runs: list[datetime] = []
+
+    def second_process() -> None:
+        h = Harness(demo_db, profile, slack, owner="other")
+        h.deliverer.lease = lease
+        while not done.wait(0.5):
+            at = DUE + timedelta(seconds=time.monotonic() - started)
+            other.extend(o.state for o in h.run(at))
+            runs.append(at)
+
+    thread = threading.Thread(target=second_process)
+    thread.start()
+    try:
+        [outcome] = first.run(DUE)
+    finally:
+        done.set()
+        thread.join(60)
+    assert time.monotonic() - started > 1.5 * lease.total_seconds()  # the post did outlast the lease
+    return outcome, other, len(runs)
+
+
+def test_a_post_slower_than_the_lease_keeps_its_claim_and_is_not_taken_over(
+    demo_db: Path, profile: Profile, slack: FakeSlack
+) -> None:
+    sub = subscribe(demo_db, layout="single")
+    assert sub.id is not None
+    outcome, other, runs = _slow_post_race(demo_db, profile, slack)
+    assert outcome.state == "posted"
+    assert runs >= 4 and "posted" not in other  # it ran all along, past the first lease, and never took over
+    assert len(leads(slack)) == 1
+    row = DeliveryStore(connect(demo_db)).find(sub.id, date(2026, 5, 4))
+    assert row is not None and (row.state, row.attempts) == ("posted", 1)
+
+
+def test_control_without_renewal_the_slow_post_is_taken_over_and_posted_twice(
+    demo_db: Path, profile: Profile, slack: FakeSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the renewal prevents: the same race with renewals that change nothing."""
+    subscribe(demo_db, layout="single")
+    monkeypatch.setattr(DeliveryStore, "renew", lambda self, claim, **kw: True)
+    outcome, other, _ = _slow_post_race(demo_db, profile, slack)
+    assert outcome.state == "posted" and "posted" in other
+    assert len(leads(slack)) == 2
