@@ -119,12 +119,16 @@ def _target(text: str) -> tuple[str, str]:
     return platform, channel
 
 
-async def _check_channel(poster: Poster, channel: str) -> None:
-    """Join the channel where the platform supports it (Slack: channels:join), so that the bot
-    can post and read back its own posts; a channel it cannot use is refused now, not on Monday."""
+async def _check_channel(poster: Poster, channel: str, *, thread: bool = True) -> None:
+    """Make sure the bot can use the channel, so that one it cannot use is refused now, not on
+    Monday: Slack joins it (channels:join), so that the bot can post and read back its own posts;
+    Discord checks the bot's permissions there (``check``; the thread ones for the thread layout)."""
     join: Any = getattr(poster, "join", None)
+    check: Any = getattr(poster, "check", None)
     try:
-        if join is not None:
+        if check is not None:
+            await check(channel, thread=thread)
+        elif join is not None:
             await join(channel)
     finally:
         await poster.close()
@@ -157,7 +161,9 @@ async def _check_channel(poster: Poster, channel: str) -> None:
     help="A quiet week gets a one-line post (line) or nothing (silent).",
 )
 @click.option("--paused", is_flag=True, help="Store it paused.")
-@click.option("--no-check", is_flag=True, help="Do not join/check the channel now (offline setup).")
+@click.option(
+    "--no-check", is_flag=True, help="Do not join (Slack) or check (Discord) the channel now (offline setup)."
+)
 @click.option(
     "--now", "now_text", default=None, metavar="ISO-TIME", help="Stand-in for the clock (tests, replays)."
 )
@@ -185,7 +191,9 @@ def subscribe(
         raise _usage(exc) from None
     if not no_check:
         try:
-            asyncio.run(_check_channel(poster_for(platform, settings), channel))
+            asyncio.run(
+                _check_channel(poster_for(platform, settings), channel, thread=sub.layout == "thread")
+            )
         except ConfigError as exc:
             raise UserError(f"{exc} (or use --no-check to store it without checking the channel)") from None
         except PostError as exc:

@@ -151,8 +151,11 @@ class DiscordPoster:
 
     async def post(self, reply: Reply, channel: str) -> PostResult:
         """Post ``reply`` to ``channel`` (its ID: right-click the channel › Copy Channel ID)."""
-        messages = render(reply, mode="thread" if self.layout == "thread" else "compact")
-        return await self.post_messages(channel, messages, title=reply.title, lang=reply.lang)
+        # a reply without sections (a "single" subscription's digest, folded into its lead) is
+        # one message where it fits and consecutive ones where it does not: no thread to ask for
+        layout: Layout = self.layout if reply.sections else "single"
+        messages = render(reply, mode="thread" if layout == "thread" else "compact")
+        return await self.post_messages(channel, messages, title=reply.title, lang=reply.lang, layout=layout)
 
     async def find_delivery(self, channel: str, key: str) -> PostResult | None:
         """The lead message an earlier attempt posted with delivery ``key`` (in its embed footer),
@@ -178,6 +181,14 @@ class DiscordPoster:
         except _ERRORS as exc:
             raise explain(exc, channel) from None
         return None
+
+    async def check(self, channel: str, *, thread: bool = True, lang: str = "en") -> None:
+        """For ``prdigest subscribe discord:ID``: the channel exists and the bot has every
+        permission a scheduled digest needs there (PermanentPostError naming the first missing)."""
+        try:
+            await self.target(channel.strip().removeprefix("#"), lang, thread=thread)
+        except _ERRORS as exc:
+            raise explain(exc, channel, lang) from None
 
     async def target(self, channel: str, lang: str, *, thread: bool) -> tuple[Any, bool]:
         """The channel, fetched with its guild, after checking every permission the post needs,
@@ -209,9 +220,10 @@ class DiscordPoster:
         *,
         title: str = "",
         lang: str = "en",
+        layout: Layout | None = None,
     ) -> PostResult:
         """``messages[0]`` to the channel, the rest in a thread started from it (``thread``
-        layout) or after it (``single``). Files go as multipart attachments; where the bot may not
+        layout) or after it (``single``; ``layout`` overrides the poster's). Files go as multipart attachments; where the bot may not
         attach files (or Discord refuses the upload) the message goes without them and without the
         embed image that showed them — the digest matters more than its chart."""
         channel = channel.strip().removeprefix("#")
@@ -221,7 +233,7 @@ class DiscordPoster:
                 raise PermanentPostError(
                     f"refusing to post a message that breaks Discord's limits: {problems[0]}"
                 )
-        threaded = self.layout == "thread" and len(messages) > 1
+        threaded = (layout or self.layout) == "thread" and len(messages) > 1
         done: list[str] = []
         try:
             target, can_attach = await self.target(channel, lang, thread=threaded)

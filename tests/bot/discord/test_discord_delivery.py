@@ -93,8 +93,9 @@ class Harness:
 
 
 def leads(fake: FakeDiscord, channel: str = CHANNEL_ID) -> list[dict[str, Any]]:
-    """The messages in the channel itself (the thread replies live in the thread's channel)."""
-    return fake.messages(channel)
+    """The digests' lead messages in the channel: those carrying a delivery key in the footer
+    (a single-layout digest too long for one message continues in plain messages after it)."""
+    return [m for m in fake.messages(channel) if footer_key(m)]
 
 
 def claimed_by_a_dead_process(db_path: Path) -> Subscription:
@@ -345,3 +346,37 @@ def test_two_processes_on_one_database_post_each_digest_once(demo_db: Path, fake
     assert all(len(leads(fake, c)) == 1 for c in channels)
     rows = connect(demo_db).execute("SELECT state, COUNT(*) FROM deliveries GROUP BY state").fetchall()
     assert rows == [("posted", len(channels))]
+
+
+# -- `prdigest subscribe discord:ID` and `prdigest deliver`, the real executable -------------------
+
+
+def test_subscribe_checks_the_channel_and_deliver_posts_once(demo_db: Path, fake: FakeDiscord) -> None:
+    from tests.bot.test_cli import assert_one_line_usage, cli
+
+    env = {
+        "PRDIGEST_TIMEZONE": "Europe/Berlin",
+        "DISCORD_BOT_TOKEN": TOKEN,
+        "PRDIGEST_DISCORD_API_URL": fake.api_url,
+        "PRDIGEST_DISCORD_GATEWAY_URL": fake.gateway_url,
+    }
+    db = str(demo_db)
+    before, due = "2026-05-10T12:00:00Z", "2026-05-11T07:05:00Z"
+    fake.set_overwrite(CHANNEL_ID, BOT_ROLE_ID, deny=Perm.CREATE_PUBLIC_THREADS)
+    refused = cli("subscribe", f"discord:{CHANNEL_ID}", "--now", before, "--db", db, env=env)
+    assert_one_line_usage(refused, f"cannot use discord:{CHANNEL_ID}", "Create Public Threads", "#releases")
+    made = cli(
+        "subscribe", f"discord:{CHANNEL_ID}", "--layout", "single", "--now", before, "--db", db, env=env
+    )
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.startswith(f"subscribed: #1 discord:{CHANNEL_ID} vllm-project/vllm")
+    real = cli("deliver", "--now", due, "--db", db, env=env)
+    assert real.returncode == 0, real.stderr
+    assert real.stdout.startswith(
+        f"posted   discord:{CHANNEL_ID} #1 2026-05-04 — vllm-project/vllm weekly digest"
+    )
+    again = cli("deliver", "--now", due, "--db", db, env=env)
+    assert again.stdout.strip() == f"nothing due at {due}"
+    [lead] = leads(fake)
+    assert footer_key(lead) == delivery_key(1, date(2026, 5, 4))
+    assert [a["filename"] for a in lead["attachments"]] == ["chart.png"]

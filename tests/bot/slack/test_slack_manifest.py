@@ -51,6 +51,7 @@ def test_manifest_scopes_and_modes() -> None:
         "channels:history",
         "groups:history",
         "users:read",
+        "files:write",
     ]
     assert re.search(r"^\s+socket_mode_enabled: true$", MANIFEST, re.M)
     assert MANIFEST.count("# url: https://YOUR-HOST/slack/events") == len(COMMANDS)
