@@ -5,13 +5,15 @@ One run (``Deliverer.run(now)``, used by ``prdigest deliver`` and the scheduler 
 1. **Recover** claims whose lease expired — a process died between claim and record, a
    transient failure asked for a later attempt, or ``deliveries --retry`` reset a row. Before
    posting again, the platform's poster looks for the earlier post (Slack: the delivery key in
-   the lead's message metadata); found → recorded as posted, not posted twice; cannot tell →
-   recorded as ``unknown`` rather than risk a duplicate.
+   the lead's message metadata; Discord: in the lead's embed footer); found → recorded as
+   posted, not posted twice; cannot tell → recorded as ``unknown`` rather than risk a duplicate.
 2. **Deliver** what each active subscription is owed (``commands.schedule.owed``): a period
    due within the catch-up window is claimed (``BEGIN IMMEDIATE``; a second process or a retried
    job gets nothing), built through the same command path as a typed ``/digest`` (filtered as the
    subscription says), posted through the platform's ``Poster`` with the delivery key, and
    recorded. A period past the window is recorded as skipped, with the reason, and logged.
+   The digest carries its chart (``bot.chart.with_chart``); the lease is renewed while the post
+   is in progress, so a post slower than the lease is never taken over.
 
 Failures: transient errors (429, 5xx, network) are retried with back-off within the run, and if
 they persist the claim is handed to a later run (until the catch-up window ends, then failed);
@@ -71,7 +73,8 @@ class LostClaim(Exception):
 
 
 class FindsDeliveries(Protocol):
-    """A poster that can look for an earlier post of a delivery (Slack: metadata in history)."""
+    """A poster that can look for an earlier post of a delivery (Slack: metadata in history;
+    Discord: the footer among the channel's recent messages)."""
 
     async def find_delivery(self, channel: str, key: str) -> PostResult | None: ...
 

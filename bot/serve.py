@@ -1,9 +1,10 @@
 """``prdigest serve``: the host every front end runs in.
 
 The host owns the process: one asyncio loop, the shared command runner (``bot.runner``), one
-HTTP server with ``GET /healthz``, signal handling and a graceful stop. Each front end — Slack
-now; Discord and the Monday scheduler next — is a component with ``async start(host)`` and
-``async stop()``, started when its settings are present (``FRONT_ENDS``). A component may add
+HTTP server with ``GET /healthz``, signal handling and a graceful stop. Each front end — Slack,
+Discord — is a component with ``async start(host)`` and ``async stop()``, started when its
+settings are present (``FRONT_ENDS``); the Monday scheduler joins them whenever a platform can
+post (``scheduled``). A component may add
 routes to the host's HTTP server (Slack's ``POST /slack/events``), answers through
 ``host.runner`` and reports its state in ``/healthz``.
 

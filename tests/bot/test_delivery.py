@@ -9,7 +9,7 @@ import asyncio
 import io
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -65,20 +65,29 @@ def subscribe(db_path: Path, **changes: object) -> Subscription:
 
 
 class Harness:
-    """One prdigest process: its own database connection, owner id and Slack poster."""
+    """One prdigest process: its own database connection, owner id and poster (Slack's on the fake
+    Slack; another platform's from ``posters``)."""
 
-    def __init__(self, db_path: Path, profile: Profile, slack: FakeSlack, owner: str = "test") -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        profile: Profile,
+        slack: FakeSlack | None,
+        owner: str = "test",
+        *,
+        posters: Callable[[str], Poster] | None = None,
+    ) -> None:
         self.sleeps: list[float] = []
 
         async def sleep(seconds: float) -> None:
             self.sleeps.append(seconds)
 
-        def posters(platform: str) -> Poster:
-            assert platform == "slack"
+        def slack_posters(platform: str) -> Poster:
+            assert platform == "slack" and slack is not None
             return SlackPoster(web_client(settings_for(slack)), pace=0)
 
         self.db = connect(db_path)
-        self.deliverer = Deliverer(self.db, profile, posters, owner=owner, sleep=sleep)
+        self.deliverer = Deliverer(self.db, profile, posters or slack_posters, owner=owner, sleep=sleep)
 
     def run(self, now: datetime, **kw: bool) -> list[Outcome]:
         return asyncio.run(self.deliverer.run(now, **kw))
@@ -349,14 +358,21 @@ def test_dry_run_plans_without_claiming_or_posting(demo_db: Path, profile: Profi
     assert slack.calls == [] and h.ledger.find(sub.id, date(2026, 5, 4)) is None
 
 
-def _serve_like(db_path: str, api_url: str, owner: str, start: object, out: object) -> None:
+def _paced_poster(settings: Settings, platform: str) -> Poster:
+    """The platform's poster as a delivery uses it (Slack unpaced, so the race is tight)."""
+    if platform == "slack":
+        return SlackPoster(web_client(settings), pace=0)
+    from bot.post import poster_for
+
+    return poster_for(platform, settings)
+
+
+def _serve_like(db_path: str, settings: dict[str, str], owner: str, start: object, out: object) -> None:
     """A second prdigest process: its own connection, poster and clock ticks over the due time."""
     from classify.rules import load_profile
 
-    settings = Settings(_env_file=None, slack_bot_token=BOT_TOKEN, prdigest_slack_api_url=api_url)  # type: ignore[call-arg]
-    deliverer = Deliverer(
-        connect(db_path), load_profile(), lambda p: SlackPoster(web_client(settings), pace=0), owner=owner
-    )
+    config = Settings(_env_file=None, **settings)  # type: ignore[arg-type]
+    deliverer = Deliverer(connect(db_path), load_profile(), lambda p: _paced_poster(config, p), owner=owner)
     asyncio.run(deliverer.run(DUE, dry_run=True))  # warm up: imports and caches, nothing claimed
     start.wait(20)  # type: ignore[attr-defined]
     states: list[str] = []
@@ -365,30 +381,35 @@ def _serve_like(db_path: str, api_url: str, owner: str, start: object, out: obje
     out.put((owner, states))  # type: ignore[attr-defined]
 
 
-def test_two_processes_on_one_database_post_each_digest_once(demo_db: Path, slack: FakeSlack) -> None:
+def race_two_processes(db: Path, settings: dict[str, str], channels: list[str]) -> list[str]:
+    """Two processes deliver the digests of ``channels`` (subscribed, single layout) at once; the
+    states they report, after checking that the ledger recorded each exactly once as posted."""
     import multiprocessing
 
+    ctx = multiprocessing.get_context("spawn")
+    start, out = ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_serve_like, args=(str(db), settings, f"p{i}", start, out)) for i in range(2)]
+    for p in procs:
+        p.start()
+    start.set()
+    results = dict(out.get(timeout=180) for _ in procs)
+    for p in procs:
+        p.join(30)
+    rows = connect(db).execute("SELECT state, COUNT(*) FROM deliveries GROUP BY state").fetchall()
+    assert rows == [("posted", len(channels))]
+    return [s for states in results.values() for s in states]
+
+
+def test_two_processes_on_one_database_post_each_digest_once(demo_db: Path, slack: FakeSlack) -> None:
     slack.latency = 0.05
     channels = [f"C0TEAM{i}" for i in range(6)]
     for channel in channels:
         subscribe(demo_db, channel=channel, layout="single")
-    ctx = multiprocessing.get_context("spawn")
-    start, out = ctx.Event(), ctx.Queue()
-    procs = [
-        ctx.Process(target=_serve_like, args=(str(demo_db), slack.api_url, f"p{i}", start, out))
-        for i in range(2)
-    ]
-    for p in procs:
-        p.start()
-    start.set()
-    results = dict(out.get(timeout=120) for _ in procs)
-    for p in procs:
-        p.join(30)
-    posted = [s for states in results.values() for s in states if s == "posted"]
-    assert len(posted) == len(channels)
+    states = race_two_processes(
+        demo_db, {"slack_bot_token": BOT_TOKEN, "prdigest_slack_api_url": slack.api_url}, channels
+    )
+    assert states.count("posted") == len(channels)
     assert sorted(str(lead["channel"]) for lead in leads(slack)) == sorted(channels)
-    rows = connect(demo_db).execute("SELECT state, COUNT(*) FROM deliveries GROUP BY state").fetchall()
-    assert rows == [("posted", len(channels))]
 
 
 def test_a_digest_too_large_for_the_platform_falls_back_to_the_smaller_layout(

@@ -10,7 +10,7 @@ import asyncio
 import io
 import logging
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,6 @@ import pytest
 from PIL import Image as PILImage
 
 from bot.config import Settings
-from bot.delivery import Deliverer, Outcome
 from bot.discord.post import DiscordPoster
 from bot.discord.render import footer_key
 from bot.post import Poster
@@ -27,7 +26,8 @@ from commands.schedule import next_due
 from storage.db import connect
 from storage.deliveries import DeliveryStore, delivery_key
 from storage.subscriptions import Subscription
-from tests.bot.test_delivery import CREATED, DUE, subscribe
+from tests.bot.test_delivery import CREATED, DUE, race_two_processes, subscribe
+from tests.bot.test_delivery import Harness as SlackHarness
 from tests.fakes.discord import (
     BOT_ID,
     BOT_ROLE_ID,
@@ -66,30 +66,16 @@ def discord_sub(db_path: Path, **changes: object) -> Subscription:
     return subscribe(db_path, **values)
 
 
-class Harness:
-    """One prdigest process: its own connection, owner id and Discord poster."""
+def harness(
+    db_path: Path, profile: Profile, fake: FakeDiscord, owner: str = "test", token: str = TOKEN
+) -> SlackHarness:
+    """One prdigest process with the Discord poster on the fake Discord."""
 
-    def __init__(
-        self, db_path: Path, profile: Profile, fake: FakeDiscord, owner: str = "test", token: str = TOKEN
-    ) -> None:
-        self.sleeps: list[float] = []
+    def posters(platform: str) -> Poster:
+        assert platform == "discord"
+        return DiscordPoster(settings_for(fake, token))
 
-        async def sleep(seconds: float) -> None:
-            self.sleeps.append(seconds)
-
-        def posters(platform: str) -> Poster:
-            assert platform == "discord"
-            return DiscordPoster(settings_for(fake, token))
-
-        self.db = connect(db_path)
-        self.deliverer = Deliverer(self.db, profile, posters, owner=owner, sleep=sleep)
-
-    def run(self, now: datetime, **kw: bool) -> list[Outcome]:
-        return asyncio.run(self.deliverer.run(now, **kw))
-
-    @property
-    def ledger(self) -> DeliveryStore:
-        return DeliveryStore(self.db)
+    return SlackHarness(db_path, profile, None, owner, posters=posters)
 
 
 def leads(fake: FakeDiscord, channel: str = CHANNEL_ID) -> list[dict[str, Any]]:
@@ -111,7 +97,7 @@ def test_a_due_digest_is_posted_once_with_its_key_in_the_footer_and_the_chart_at
 ) -> None:
     sub = discord_sub(demo_db)
     assert sub.id is not None
-    h = Harness(demo_db, profile, fake)
+    h = harness(demo_db, profile, fake)
     assert h.run(DUE - timedelta(minutes=1)) == []
     [outcome] = h.run(DUE + timedelta(minutes=5))
     assert outcome.state == "posted", outcome
@@ -145,7 +131,7 @@ def test_without_attach_files_the_digest_goes_without_its_chart(
 ) -> None:
     discord_sub(demo_db, layout="single")
     fake.set_overwrite(CHANNEL_ID, BOT_ROLE_ID, deny=Perm.ATTACH_FILES)
-    [outcome] = Harness(demo_db, profile, fake).run(DUE)
+    [outcome] = harness(demo_db, profile, fake).run(DUE)
     assert outcome.state == "posted"
     first = fake.calls_to(MESSAGES)[0]
     assert first.files == [] and all("image" not in e for e in first.json["embeds"])
@@ -157,7 +143,7 @@ def test_restart_after_claim_before_post_posts_once(
 ) -> None:
     sub = claimed_by_a_dead_process(demo_db)
     assert sub.id is not None
-    h = Harness(demo_db, profile, fake)
+    h = harness(demo_db, profile, fake)
     assert h.run(DUE + timedelta(minutes=5)) == []  # the lease still runs
     assert fake.calls_to(MESSAGES) == []
     [outcome] = h.run(DUE + timedelta(minutes=16))
@@ -173,7 +159,7 @@ def test_crash_after_post_before_record_is_found_and_not_posted_again(
 ) -> None:
     sub = discord_sub(demo_db, layout="single")
     assert sub.id is not None
-    first = Harness(demo_db, profile, fake, owner="first")
+    first = harness(demo_db, profile, fake, owner="first")
     claim = first.ledger.claim(sub.id, date(2026, 5, 4), date(2026, 5, 11), DUE, owner="first", now=DUE)
     assert claim is not None
     reply = first.deliverer.build(sub, next_due(sub, CREATED), DUE)
@@ -192,7 +178,7 @@ def test_crash_after_post_before_record_is_found_and_not_posted_again(
     for i in range(3):
         fake.add_message(CHANNEL_ID, {"content": f"chatter {i}"})
     before = len(fake.calls_to(MESSAGES))
-    [outcome] = Harness(demo_db, profile, fake, owner="second").run(DUE + timedelta(minutes=20))
+    [outcome] = harness(demo_db, profile, fake, owner="second").run(DUE + timedelta(minutes=20))
     assert outcome.state == "posted" and "not posted again" in outcome.reason
     assert outcome.ids == (posted.lead,)
     assert len(fake.calls_to(MESSAGES)) == before
@@ -213,7 +199,7 @@ def test_the_earlier_post_is_found_beyond_the_first_page_of_history(
     DeliveryStore(connect(demo_db)).claim(
         sub.id, date(2026, 5, 4), date(2026, 5, 11), DUE, owner="dead", now=DUE
     )
-    [outcome] = Harness(demo_db, profile, fake).run(DUE + timedelta(minutes=20))
+    [outcome] = harness(demo_db, profile, fake).run(DUE + timedelta(minutes=20))
     assert (outcome.state, outcome.ids) == ("posted", (found["id"],))
     assert len(fake.calls_to(HISTORY)) == 2 and fake.calls_to(MESSAGES) == []
 
@@ -231,7 +217,7 @@ def test_when_the_earlier_post_cannot_be_checked_the_delivery_is_unknown(
         fake.set_overwrite(CHANNEL_ID, BOT_ROLE_ID, deny=Perm.READ_MESSAGE_HISTORY)
     else:
         fake.script(HISTORY, discord_error(50001))
-    h = Harness(demo_db, profile, fake)
+    h = harness(demo_db, profile, fake)
     [outcome] = h.run(DUE + timedelta(minutes=20))
     assert outcome.state == "unknown", outcome
     assert "could not check whether attempt 1 posted" in outcome.reason
@@ -253,7 +239,7 @@ def test_permanent_discord_errors_fail_at_once_with_the_reason(
     sub = discord_sub(demo_db, layout="single")
     assert sub.id is not None
     fake.script(MESSAGES, discord_error(code))
-    h = Harness(demo_db, profile, fake)
+    h = harness(demo_db, profile, fake)
     [outcome] = h.run(DUE)
     assert outcome.state == "failed" and CHANNEL_ID in outcome.reason, outcome
     assert "Traceback" not in outcome.reason and "\n" not in outcome.reason
@@ -268,7 +254,7 @@ def test_a_429_is_waited_out_for_its_retry_after_and_posted_once(
 ) -> None:
     discord_sub(demo_db, layout="single")
     fake.script(MESSAGES, rate_limited(0.2))
-    h = Harness(demo_db, profile, fake)
+    h = harness(demo_db, profile, fake)
     [outcome] = h.run(DUE)
     assert outcome.state == "posted"
     first, second = fake.calls_to(MESSAGES)[:2]
@@ -280,7 +266,7 @@ def test_a_429_is_waited_out_for_its_retry_after_and_posted_once(
 def test_server_errors_are_retried_with_back_off(demo_db: Path, profile: Profile, fake: FakeDiscord) -> None:
     discord_sub(demo_db, layout="single")
     fake.script(MESSAGES, server_error(503), server_error(503))
-    h = Harness(demo_db, profile, fake)
+    h = harness(demo_db, profile, fake)
     [outcome] = h.run(DUE)
     assert outcome.state == "posted"
     assert h.sleeps == [2.0, 8.0]
@@ -294,7 +280,7 @@ def test_a_rejected_token_holds_discord_deliveries_with_one_log_line(
     discord_sub(demo_db)
     discord_sub(demo_db, channel="1300000000000000299")
     with caplog.at_level(logging.ERROR, logger="bot.delivery"):
-        outcomes = Harness(demo_db, profile, fake, token="revoked-token").run(DUE)
+        outcomes = harness(demo_db, profile, fake, token="revoked-token").run(DUE)
     assert [o.state for o in outcomes] == ["failed", "held"]
     assert "DISCORD_BOT_TOKEN" in outcomes[0].reason
     assert fake.calls_to(MESSAGES) == []
@@ -302,50 +288,18 @@ def test_a_rejected_token_holds_discord_deliveries_with_one_log_line(
     assert len([r for r in caplog.records if "held for this run" in r.message]) == 1
 
 
-def _serve_like(db_path: str, api_url: str, gateway_url: str, owner: str, start: Any, out: Any) -> None:
-    """A second prdigest process: its own connection, Discord poster and clock ticks."""
-    from classify.rules import load_profile
-
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        discord_bot_token=TOKEN,
-        prdigest_discord_api_url=api_url,
-        prdigest_discord_gateway_url=gateway_url,
-    )
-    deliverer = Deliverer(connect(db_path), load_profile(), lambda p: DiscordPoster(settings), owner=owner)
-    asyncio.run(deliverer.run(DUE, dry_run=True))  # warm up: imports and caches, nothing claimed
-    start.wait(20)
-    states: list[str] = []
-    for minutes in (0, 0, 1, 2, 5):
-        states += [o.state for o in asyncio.run(deliverer.run(DUE + timedelta(minutes=minutes)))]
-    out.put((owner, states))
-
-
 def test_two_processes_on_one_database_post_each_digest_once(demo_db: Path, fake: FakeDiscord) -> None:
-    import multiprocessing
-
     channels = [fake.add_channel(f"team-{i}").id for i in range(4)]
     for channel in channels:
         discord_sub(demo_db, channel=channel, layout="single")
-    ctx = multiprocessing.get_context("spawn")
-    start, out = ctx.Event(), ctx.Queue()
-    procs = [
-        ctx.Process(
-            target=_serve_like, args=(str(demo_db), fake.api_url, fake.gateway_url, f"p{i}", start, out)
-        )
-        for i in range(2)
-    ]
-    for p in procs:
-        p.start()
-    start.set()
-    results = dict(out.get(timeout=180) for _ in procs)
-    for p in procs:
-        p.join(30)
-    posted = [s for states in results.values() for s in states if s == "posted"]
-    assert len(posted) == len(channels)
+    settings = {
+        "discord_bot_token": TOKEN,
+        "prdigest_discord_api_url": fake.api_url,
+        "prdigest_discord_gateway_url": fake.gateway_url,
+    }
+    states = race_two_processes(demo_db, settings, channels)
+    assert states.count("posted") == len(channels)
     assert all(len(leads(fake, c)) == 1 for c in channels)
-    rows = connect(demo_db).execute("SELECT state, COUNT(*) FROM deliveries GROUP BY state").fetchall()
-    assert rows == [("posted", len(channels))]
 
 
 # -- `prdigest subscribe discord:ID` and `prdigest deliver`, the real executable -------------------
@@ -380,3 +334,15 @@ def test_subscribe_checks_the_channel_and_deliver_posts_once(demo_db: Path, fake
     [lead] = leads(fake)
     assert footer_key(lead) == delivery_key(1, date(2026, 5, 4))
     assert [a["filename"] for a in lead["attachments"]] == ["chart.png"]
+
+
+def test_a_process_down_at_nine_catches_up_within_the_window_once(
+    demo_db: Path, profile: Profile, fake: FakeDiscord
+) -> None:
+    """Restart before the claim: nothing ran at 09:00; the first run after posts it, once."""
+    discord_sub(demo_db, layout="single")
+    h = harness(demo_db, profile, fake)
+    [outcome] = h.run(DUE + timedelta(hours=23, minutes=59))
+    assert outcome.state == "posted"
+    assert h.run(DUE + timedelta(hours=24, minutes=30)) == []
+    assert len(leads(fake)) == 1

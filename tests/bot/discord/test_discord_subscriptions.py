@@ -198,3 +198,9 @@ def test_a_discord_only_serve_runs_the_scheduler_and_delivers(fake: FakeDiscord,
     assert lead["attachments"][0]["filename"] == "chart.png"
     row = DeliveryStore(connect(db)).find(sub.id, date(2026, 5, 4))
     assert row is not None and row.state == "posted"
+
+
+def test_the_refusal_is_in_the_configured_language(fake: FakeDiscord, db: Path) -> None:
+    with host(fake, db, prdigest_lang="zh"):
+        refused = command(fake, "subscribe", {}, user_id=USER_ID)
+    assert "subscribe 仅限服务器管理员（管理服务器权限）使用" in refused and stored(db) == []
