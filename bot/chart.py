@@ -120,8 +120,9 @@ def draw(data: Mapping[str, Any], lang: str) -> Figure:
         right.set_yticks(list(range(len(kinds))), [flag_label(lang, k) for k in kinds], fontsize=9)
         right.set_ylim(rows - 0.5, -0.5)  # bars as thick as the modules', top first
         right.set_title(t(lang, "chart.risks"))
-        for ax in (left, right):
-            ax.margins(x=0.08)  # room for the count at the end of the longest bar
+        for ax, values in ((left, [*now, *avg]), (right, [counts[k] for k in kinds])):
+            # room for the count at the end of the longest bar (margins alone lose to tick rounding)
+            ax.set_xlim(0, max([*values, 1]) * 1.1)
         right.grid(axis="x", alpha=0.3)
         fig.canvas.draw()  # lay out and rasterise the text now, inside the font context
     return fig
