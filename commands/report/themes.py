@@ -70,6 +70,9 @@ BURST = 2.0
 MAX_BURSTS = 3
 TAKEN = 0.5
 GROWTH = 2.0
+PLACE_SHARE = 0.3  # a PR works in a place when this share of its files lie there
+PLACE_ABOUT = 0.5  # how much working in a named place makes a PR about the story (a title says more)
+NAMES_PLACES = frozenset({"tag", "module", "name", "phrase", "word"})
 LEAD_PRS = 3
 ACTION_SHARE = 0.6
 # how far each kind of topic is trusted to be a story (a tag is the author's own word for it)
@@ -140,6 +143,10 @@ class _Topic:
     members: set[int] = field(default_factory=set)
     weight: dict[int, float] = field(default_factory=dict)
     """how much each PR is about it: 1 for a title's first tag, less for what it mentions in passing"""
+    titled: frozenset[int] = frozenset()
+    """the PRs whose titles carry it (``members`` adds those working in a place it names)"""
+    places: tuple[str, ...] = ()
+    """the directories and files it names (``_name_places``)"""
 
     @property
     def text(self) -> str:
@@ -357,8 +364,79 @@ def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
     for full, members in weights.items():
         if len(members) >= 2:
             source = "name" if full in names and sources[full] == "word" else sources[full]
-            topics[full] = _Topic(full, source, forms[full], set(members), members)
+            topics[full] = _Topic(full, source, forms[full], set(members), members, frozenset(members))
     return topics
+
+
+# -- places ----------------------------------------------------------------------------------------------
+
+_PLACE_SPLIT = re.compile(r"[_\-.\s]+")
+
+
+def _place_key(name: str) -> str:
+    """A directory or file name as title words would say it: ``tool_parsers`` → ``tool parser``."""
+    return " ".join(stem(w) for w in _PLACE_SPLIT.split(name) if w)
+
+
+def _file_places(path: str) -> tuple[str, ...]:
+    """The places a changed file lies in: its directory's name and its own name without extension
+    or test affix (``tests/cpp/collective/test_tracker.cc`` → collective, tracker). Directories
+    further up hold whole packages (``src``, ``python-package/xgboost``), not a subsystem."""
+    parts = path.lower().split("/")
+    name = parts[-1].split(".", 1)[0].removeprefix("test_").removesuffix("_test")
+    return tuple(dict.fromkeys(_place_key(p) for p in (parts[-2] if len(parts) > 1 else "", name) if p))
+
+
+def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]], cap: int) -> dict[str, dict[int, float]]:
+    """Where the period's PRs work: place → {PR: share of its files there}, for the PRs with at
+    least ``PLACE_SHARE`` of their files there. A place most PRs work in tells nothing, nor one
+    named like the repository (``python-package/xgboost/`` in dmlc/xgboost is the project itself)."""
+    out: dict[str, dict[int, float]] = {}
+    own = {_place_key(part) for s in prs[:1] for part in s.pr.repo.lower().split("/")}
+    for s in prs:
+        files = paths.get(s.pr.number, ())
+        if not files:
+            continue
+        per: Counter[str] = Counter(p for f in files for p in _file_places(f))
+        for place, n in per.items():
+            share = n / len(files)
+            if share >= PLACE_SHARE:
+                out.setdefault(place, {})[s.pr.number] = share
+    return {k: v for k, v in out.items() if 2 <= len(v) <= cap and k not in own}
+
+
+def _names_place(tp: _Topic, place: str, vocab: _Vocabulary) -> bool:
+    """Whether a title topic names a place: the same words (``tool parser`` and ``tool_parsers/``),
+    a tag abbreviating it (``[coll]`` and ``collective/``, ``[EM]`` and ``external_memory.rst``) or
+    a module the place's words are a keyword of."""
+    what = tp.key.split(":", 1)[1]
+    if tp.source == "module":
+        return (" " in place or len(place) >= 4) and what in vocab.word(place)[1]
+    if tp.source == "tag":
+        return what == place.replace(" ", "") or abbreviates(what, place)
+    return what == place
+
+
+def _name_places(
+    topics: Mapping[str, _Topic], places: Mapping[str, Mapping[int, float]], vocab: _Vocabulary
+) -> None:
+    """Synonyms from the repository's own vocabulary: a title topic that names a place (a
+    directory or file the period's PRs work in) takes the PRs working there as members too, each
+    about it by ``PLACE_ABOUT`` × its share of files there — a fix in ``tool_parsers/`` is part of
+    the tool-parser story even when its title names only the model."""
+    if not places:
+        return
+    for tp in topics.values():
+        if tp.source not in NAMES_PLACES:
+            continue
+        named = tuple(p for p in places if _names_place(tp, p, vocab))
+        for place in named:
+            for n, share in places[place].items():
+                about = PLACE_ABOUT * share
+                if about > tp.weight.get(n, 0.0):
+                    tp.weight[n] = about
+                tp.members.add(n)
+        tp.places = named
 
 
 # -- history -------------------------------------------------------------------------------------------
@@ -440,9 +518,11 @@ def find_themes(
     specific = _specific_files(prs, paths)
     total = len(prs)
     cap = max(MIN_PRS, int(MAX_SHARE * total))
+    _name_places(topics, _places(prs, paths, cap), vocab)
     candidates = [tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap]
-    novelty = {tp.key: history.novelty(tp.key, len(tp.members), total) for tp in candidates}
-    specificity = {tp.key: history.specificity(tp.key, len(tp.members), total) for tp in candidates}
+    # novelty and rarity are the titles' (the earlier windows are known by their titles only)
+    novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
+    specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
     weight = {s.pr.number: _weight(s) for s in prs}
 
     def strength(tp: _Topic, members: set[int]) -> float:
@@ -576,7 +656,7 @@ def _theme(
         module=module,
         before=before,
         compared=history.windows if before is not None else 0,
-        named=len(namer.members),
+        named=len(namer.titled),
         evidence=evidence,
     )
 
