@@ -56,6 +56,7 @@ _SCOPE = re.compile(r"\s*\(?[A-Za-z][\w-]{0,24}\)?\(([^()]{1,40})\)!?:\s")  # fe
 _TERM_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")  # classify.topics' words
 _NAME_LIKE = re.compile(r"[A-Za-z].*[A-Z]|\d|[-_.+]")
 NOT_STORIES = frozenset({"infra", "language"})
+MODEL_GROUP, AREA_GROUP = "model", "area"
 MIN_PRS = 3
 MAX_SHARE = 0.3
 ABSORB = 3 / 4
@@ -70,6 +71,7 @@ BURST = 2.0
 MAX_BURSTS = 3
 TAKEN = 0.5
 GROWTH = 2.0
+OWN = 0.0
 PLACE_SHARE = 0.3  # a PR works in a place when this share of its files lie there
 PLACE_ABOUT = 0.5  # how much working in a named place makes a PR about the story (a title says more)
 NAMES_PLACES = frozenset({"tag", "module", "name", "phrase", "word"})
@@ -113,6 +115,8 @@ class Theme:
     """the PRs the summary names"""
     strength: float = 0.0
     """how strongly the period tells this story (what ranked it): its PRs' weights × trust × rarity"""
+    told: frozenset[int] | None = None
+    """the PRs whose titles tell the story (None: all); the others joined by the files they change"""
 
     @property
     def title(self) -> str:
@@ -254,6 +258,11 @@ class _Vocabulary:
                 seen.add(term)
                 kind_word, modules = self.word(term)
                 for m in modules:
+                    if not primary and self._head(m, out):
+                        # "the Gemma 4 tool parser": the area that follows a model's name is the
+                        # subject, the model says which one (the last noun is the compound's head)
+                        out = [(*o[:3], SECONDARY) if o[3] == PRIMARY and o[0] == "module" else o for o in out]
+                        primary = True
                     out.append(
                         ("module", m, self.profile.module_label(m, "en"), PRIMARY if primary else SECONDARY)
                     )
@@ -266,6 +275,17 @@ class _Vocabulary:
             self._features.clear()
         self._features[title] = hit
         return hit
+
+    def _head(self, module: str, found: Sequence[tuple[str, str, str, float]]) -> bool:
+        """Whether an area module found after a model family's keyword, which alone took the
+        primary slot (no tag before it), is the title's subject instead."""
+        primary = [o for o in found if o[3] == PRIMARY]
+        if len(primary) != 1 or primary[0][0] != "module":
+            return False
+        groups = self.profile.modules
+        first = groups.get(primary[0][1])
+        this = groups.get(module)
+        return first is not None and this is not None and first.group == MODEL_GROUP and this.group == AREA_GROUP
 
     def keys(self, title: str) -> frozenset[str]:
         """The topic keys of a title, for counting them in earlier windows: the keys ``features``
@@ -387,10 +407,10 @@ def _file_places(path: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_place_key(p) for p in (parts[-2] if len(parts) > 1 else "", name) if p))
 
 
-def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]], cap: int) -> dict[str, dict[int, float]]:
+def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[str, dict[int, float]]:
     """Where the period's PRs work: place → {PR: share of its files there}, for the PRs with at
-    least ``PLACE_SHARE`` of their files there. A place most PRs work in tells nothing, nor one
-    named like the repository (``python-package/xgboost/`` in dmlc/xgboost is the project itself)."""
+    least ``PLACE_SHARE`` of their files there. A place one PR in ten works in is a package, not a
+    subsystem (``models/`` in vLLM), nor is one named like the repository (``python-package/xgboost/`` in dmlc/xgboost is the project itself)."""
     out: dict[str, dict[int, float]] = {}
     own = {_place_key(part) for s in prs[:1] for part in s.pr.repo.lower().split("/")}
     for s in prs:
@@ -402,7 +422,8 @@ def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]], cap: in
             share = n / len(files)
             if share >= PLACE_SHARE:
                 out.setdefault(place, {})[s.pr.number] = share
-    return {k: v for k, v in out.items() if 2 <= len(v) <= cap and k not in own}
+    most = max(2, int(SPECIFIC_FILE_SHARE * len(prs)))
+    return {k: v for k, v in out.items() if 2 <= len(v) <= most and k not in own}
 
 
 def _names_place(tp: _Topic, place: str, vocab: _Vocabulary) -> bool:
@@ -411,7 +432,7 @@ def _names_place(tp: _Topic, place: str, vocab: _Vocabulary) -> bool:
     a module the place's words are a keyword of."""
     what = tp.key.split(":", 1)[1]
     if tp.source == "module":
-        return (" " in place or len(place) >= 4) and what in vocab.word(place)[1]
+        return len(place) >= 3 and what in vocab.word(place)[1]
     if tp.source == "tag":
         return what == place.replace(" ", "") or abbreviates(what, place)
     return what == place
@@ -518,15 +539,24 @@ def find_themes(
     specific = _specific_files(prs, paths)
     total = len(prs)
     cap = max(MIN_PRS, int(MAX_SHARE * total))
-    _name_places(topics, _places(prs, paths, cap), vocab)
+    _name_places(topics, _places(prs, paths), vocab)
     candidates = [tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap]
     # novelty and rarity are the titles' (the earlier windows are known by their titles only)
     novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
     specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
     weight = {s.pr.number: _weight(s) for s in prs}
 
+    # how much of a module's activity is its own story: the PRs naming it (or working where it is
+    # named) among all PRs touching it. Model code touched in passing by other stories (a CPU kernel
+    # for Qwen3.5, a speculative decoder for Gemma 4) is a module cutting across them, not a story.
+    touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
+    own = {
+        tp.key: min(1.0, len(tp.members) / touching[tp.key[7:]]) if tp.source == "module" and touching[tp.key[7:]] else 1.0
+        for tp in candidates
+    }
+
     def strength(tp: _Topic, members: set[int]) -> float:
-        return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
+        return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key] * own[tp.key] ** OWN
 
     # each candidate's PRs not yet in a theme, and their strength (updated only when a theme takes
     # some of them: a digest of a busy week weighs hundreds of candidates seven times)
@@ -563,7 +593,8 @@ def find_themes(
                 left -= members
                 power[tp.key] = strength(tp, left)
         theme = _theme(seed, [seed, *joined], members, by_number, topics, vocab, history, paths)
-        themes.append(replace(theme, strength=round(best[1], 2)))
+        told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
+        themes.append(replace(theme, strength=round(best[1], 2), told=told))
     return themes
 
 
@@ -780,8 +811,10 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
             rule="theme",
             detail=th.title,
         )
+        # a PR whose title does not tell the story, only its files tie it in, earns half
+        aside = ScorePart(reason=part.reason, points=round(earned) / 2, rule="theme", detail=th.title)
         for s in th.prs:
-            out[s.pr.number] = part
+            out[s.pr.number] = part if th.told is None or s.pr.number in th.told else aside
     return out
 
 
