@@ -71,7 +71,6 @@ BURST = 2.0
 MAX_BURSTS = 3
 TAKEN = 0.5
 GROWTH = 2.0
-OWN = 0.0
 PLACE_SHARE = 0.3  # a PR works in a place when this share of its files lie there
 PLACE_ABOUT = 0.5  # how much working in a named place makes a PR about the story (a title says more)
 NAMES_PLACES = frozenset({"tag", "module", "name", "phrase", "word"})
@@ -261,7 +260,9 @@ class _Vocabulary:
                     if not primary and self._head(m, out):
                         # "the Gemma 4 tool parser": the area that follows a model's name is the
                         # subject, the model says which one (the last noun is the compound's head)
-                        out = [(*o[:3], SECONDARY) if o[3] == PRIMARY and o[0] == "module" else o for o in out]
+                        out = [
+                            (*o[:3], SECONDARY) if o[3] == PRIMARY and o[0] == "module" else o for o in out
+                        ]
                         primary = True
                     out.append(
                         ("module", m, self.profile.module_label(m, "en"), PRIMARY if primary else SECONDARY)
@@ -285,7 +286,9 @@ class _Vocabulary:
         groups = self.profile.modules
         first = groups.get(primary[0][1])
         this = groups.get(module)
-        return first is not None and this is not None and first.group == MODEL_GROUP and this.group == AREA_GROUP
+        return (
+            first is not None and this is not None and first.group == MODEL_GROUP and this.group == AREA_GROUP
+        )
 
     def keys(self, title: str) -> frozenset[str]:
         """The topic keys of a title, for counting them in earlier windows: the keys ``features``
@@ -364,10 +367,19 @@ def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
     as_tag = {
         key: norm(key) for _, found in features for source, key, _, _ in found if source in ("word", "name")
     }
+    # one tag, spelt a letter short in some titles ([col] beside [coll], [test] beside [tests])
+    longer = {
+        k: k2
+        for k in tag_keys
+        for k2 in tag_keys
+        if len(k) >= 3 and len(k2) == len(k) + 1 and k2.startswith(k)
+    }
     for n, found in features:
         for source, key, form, weight in found:
             if source in ("word", "name") and as_tag[key] in tag_keys:
                 source, key = "tag", as_tag[key]  # "SYCL." in one title, [sycl] in another
+            if source == "tag":
+                key = longer.get(key, key)
             full = _topic_key(source, key)
             members = weights.get(full)
             if members is None:
@@ -546,17 +558,8 @@ def find_themes(
     specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
     weight = {s.pr.number: _weight(s) for s in prs}
 
-    # how much of a module's activity is its own story: the PRs naming it (or working where it is
-    # named) among all PRs touching it. Model code touched in passing by other stories (a CPU kernel
-    # for Qwen3.5, a speculative decoder for Gemma 4) is a module cutting across them, not a story.
-    touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
-    own = {
-        tp.key: min(1.0, len(tp.members) / touching[tp.key[7:]]) if tp.source == "module" and touching[tp.key[7:]] else 1.0
-        for tp in candidates
-    }
-
     def strength(tp: _Topic, members: set[int]) -> float:
-        return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key] * own[tp.key] ** OWN
+        return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
 
     # each candidate's PRs not yet in a theme, and their strength (updated only when a theme takes
     # some of them: a digest of a busy week weighs hundreds of candidates seven times)
@@ -630,6 +633,14 @@ def _grow(
             if shared >= 1 and shared >= AT_HOME * len(files):
                 home.add(n)
 
+    # a PR whose first tag names another story belongs to that story, whatever words it shares
+    elsewhere = {
+        n
+        for tp in candidates
+        if tp.source == "tag" and tp is not seed
+        for n, w in tp.weight.items()
+        if w >= PRIMARY
+    }
     offers: list[tuple[float, str, _Topic, set[int]]] = []
     for tp in candidates:
         mine = free[tp.key]
@@ -648,7 +659,8 @@ def _grow(
     members = set(core)
     limit = min(max(GROWTH * len(core), len(core) + MIN_PRS), max(cap, len(core)))
     joined: list[_Topic] = []
-    for _, _, tp, bring in sorted(offers, key=lambda o: (-o[0], o[1])):
+    for _, _, tp, offered in sorted(offers, key=lambda o: (-o[0], o[1])):
+        bring = offered if tp.source == "tag" else offered - elsewhere
         if len(members | bring) <= limit:
             members |= bring
             joined.append(tp)
