@@ -10,7 +10,14 @@ Every step works from the period's own data and the profile's vocabulary:
    not what it is about, and is left out; a tag or title keyword the profile knows names its
    module, except infrastructure and language buckets), its title words and two-word phrases.
    How much a PR is about a topic depends on where it appears: its first tag most, a keyword in
-   passing least. Its changed files, when known, do not make a story; they tie PRs to one (step 4).
+   passing least; an area named after a model's name is the subject ("the Gemma 4 tool parser").
+   Its changed files, when known, do not make a story; they tie PRs to one (steps 1b and 4).
+1b. **Places.** A title topic that names a *place* — the name of a directory or file that the
+   period's PRs work in (at least 30% of a PR's files), spelt the same (``tool parser`` and
+   ``tool_parsers/``), abbreviated by a tag (``[coll]`` and ``collective/``) or a keyword of the
+   module — takes the PRs working there as members too, each about it by half its share of files.
+   These are synonyms from the repository's own vocabulary; a place one PR in ten works in is a
+   package, not a subsystem, and one named like the repository is the project itself.
 2. **Candidates.** A title topic shared by at least ``MIN_PRS`` PRs and by at most ``MAX_SHARE``
    of them (a label on a third of all PRs is a bucket, not a story). Bots' PRs tell no story.
 3. **Strength.** The sum over its PRs of their weight (their key-PR score, so docs and chores
@@ -21,8 +28,8 @@ Every step works from the period's own data and the profile's vocabulary:
    is told first; then the strongest remaining candidate. It grows by the topics that tell the
    same story (``_grow``: their titles are mostly the seed's PRs, or their PRs mostly work in the
    files the seed's PRs work in), up to ``GROWTH`` times its size. Its PRs leave the pool — a PR
-   is in at most one theme — and a topic mostly told already is not told again. Up to
-   ``MAX_THEMES``.
+   is in at most one theme — and a topic mostly told already is not told again; words joining by
+   shared files never carry a PR whose first tag names another story. Up to ``MAX_THEMES``.
 5. **Name.** The tag, module or words that cover most of the theme, as written; a short tag is
    spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
    Memory"); a series whose titles mostly start with the same action says so ("AutoWeightsLoader
@@ -806,7 +813,8 @@ def _action(prs: Sequence[StoredPR]) -> str | None:
 def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePart]:
     """The score part each PR of a storyline earns in its period: ``[score] theme`` points for
     the period's leading story, in proportion to its strength for the others (themes smaller than
-    ``theme_min_prs`` earn nothing), with the theme named as evidence."""
+    ``theme_min_prs`` earn nothing), with the theme named as evidence. A PR whose title does not
+    tell the story — only the files it changes tie it in — earns half (rounded to half points)."""
     points = profile.score.theme
     out: dict[int, ScorePart] = {}
     top = max((th.strength for th in themes), default=0.0)
