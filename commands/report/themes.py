@@ -29,7 +29,13 @@ Every step works from the period's own data and the profile's vocabulary:
    same story (``_grow``: their titles are mostly the seed's PRs, or their PRs mostly work in the
    files the seed's PRs work in), up to ``GROWTH`` times its size. Its PRs leave the pool — a PR
    is in at most one theme — and a topic mostly told already is not told again; words joining by
-   shared files never carry a PR whose first tag names another story. Up to ``MAX_THEMES``.
+   shared files never carry a PR whose first tag names another story. ``SPARE_THEMES`` more than
+   are told.
+4b. **Standing.** News first, then the stories found by *standing* (``_standing``): strength, up
+   to twice for a coherent story of many changes in the one subsystem its name names (the
+   tool-call parsers' small fixes in ``tool_parsers/``), and only the share a module theme holds of
+   its module's activity (a slice of a bucket, "22 of the 44 PRs that touch it", stands lower).
+   The first ``MAX_THEMES`` are told.
 5. **Name.** The tag, module or words that cover most of the theme, as written; a short tag is
    spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
    Memory"); a series whose titles mostly start with the same action says so ("AutoWeightsLoader
@@ -58,6 +64,7 @@ from commands.locale import t
 from storage.prs import StoredPR
 
 MAX_THEMES = 7
+SPARE_THEMES = 3  # stories found beyond those told, so that the best standing ones are told
 _ANY_TAG = re.compile(r"[\[【]([^\[\]【】]{1,60})[\]】]")
 _SCOPE = re.compile(r"\s*\(?[A-Za-z][\w-]{0,24}\)?\(([^()]{1,40})\)!?:\s")  # feat(rocm): …
 _TERM_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")  # classify.topics' words
@@ -558,7 +565,8 @@ def find_themes(
     specific = _specific_files(prs, paths)
     total = len(prs)
     cap = max(MIN_PRS, int(MAX_SHARE * total))
-    _name_places(topics, _places(prs, paths), vocab)
+    places = _places(prs, paths)
+    _name_places(topics, places, vocab)
     candidates = [tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap]
     # novelty and rarity are the titles' (the earlier windows are known by their titles only)
     novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
@@ -573,9 +581,10 @@ def find_themes(
     free = {tp.key: set(tp.members) for tp in candidates}
     power = {tp.key: strength(tp, tp.members) for tp in candidates}
     taken: set[int] = set()
-    themes: list[Theme] = []
+    themes: list[tuple[Theme, float]] = []
     bursts = 0
-    while len(themes) < MAX_THEMES:
+    touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
+    while len(themes) < MAX_THEMES + SPARE_THEMES:
         best: tuple[bool, float, str, _Topic] | None = None
         for tp in candidates:
             left = free[tp.key]
@@ -604,8 +613,31 @@ def find_themes(
                 power[tp.key] = strength(tp, left)
         theme = _theme(seed, [seed, *joined], members, by_number, topics, vocab, history, paths)
         told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
-        themes.append(replace(theme, strength=round(best[1], 2), told=told))
-    return themes
+        theme = replace(theme, strength=round(best[1], 2), told=told)
+        named = {p for tp in [seed, *joined] for p in tp.places}
+        themes.append((theme, best[1] * _standing(theme, named, places, touching)))
+    # news first (in the order found), then the stories by standing; the rest are left untold
+    shown = sorted(range(len(themes)), key=lambda i: (themes[i][0].kind != "burst", -themes[i][1], i))
+    return [themes[i][0] for i in shown[:MAX_THEMES]]
+
+
+def _standing(
+    theme: Theme, named: Iterable[str], places: Mapping[str, Mapping[int, float]], touching: Mapping[str, int]
+) -> float:
+    """How much a found story stands out as one, beside its strength (which picks the seeds and the
+    order the PRs are taken in): a coherent story of many changes in one subsystem — most of its PRs
+    working in the place its name names, most of that place's PRs in it — counts more, up to twice;
+    a module theme holding only part of its module's activity, the rest being told by other
+    stories, is a slice of a bucket and counts for that part ("Model support — 22 of the 44 PRs
+    that touch it")."""
+    members = set(theme.numbers)
+    coherence = max(
+        (len(members.intersection(places[p])) / len(members.union(places[p])) for p in named), default=0.0
+    )
+    share = 1.0
+    if theme.module is not None and touching.get(theme.module):
+        share = min(1.0, len(members) / touching[theme.module])
+    return share * (1 + coherence)
 
 
 def _grow(
