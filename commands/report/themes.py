@@ -87,7 +87,6 @@ TAKEN = 0.5
 GROWTH = 2.0
 PLACE_SHARE = 0.3  # a PR works in a place when this share of its files lie there
 PLACE_ABOUT = 0.5  # how much working in a named place makes a PR about the story (a title says more)
-NAMES_PLACES = frozenset({"tag", "module", "name", "phrase", "word"})
 LEAD_PRS = 3
 ACTION_SHARE = 0.6
 # how far each kind of topic is trusted to be a story (a tag is the author's own word for it)
@@ -424,10 +423,12 @@ def _place_key(name: str) -> str:
     return " ".join(stem(w) for w in _PLACE_SPLIT.split(name) if w)
 
 
+@functools.lru_cache(maxsize=FEATURE_CACHE)
 def _file_places(path: str) -> tuple[str, ...]:
     """The places a changed file lies in: its directory's name and its own name without extension
     or test affix (``tests/cpp/collective/test_tracker.cc`` → collective, tracker). Directories
-    further up hold whole packages (``src``, ``python-package/xgboost``), not a subsystem."""
+    further up hold whole packages (``src``, ``python-package/xgboost``), not a subsystem. Cached:
+    a repository's digests read the same paths week after week."""
     parts = path.lower().split("/")
     name = parts[-1].split(".", 1)[0].removeprefix("test_").removesuffix("_test")
     return tuple(dict.fromkeys(_place_key(p) for p in (parts[-2] if len(parts) > 1 else "", name) if p))
@@ -452,31 +453,32 @@ def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict
     return {k: v for k, v in out.items() if 2 <= len(v) <= most and k not in own}
 
 
-def _names_place(tp: _Topic, place: str, vocab: _Vocabulary) -> bool:
-    """Whether a title topic names a place: the same words (``tool parser`` and ``tool_parsers/``),
-    a tag abbreviating it (``[coll]`` and ``collective/``, ``[EM]`` and ``external_memory.rst``) or
-    a module the place's words are a keyword of."""
-    what = tp.key.split(":", 1)[1]
-    if tp.source == "module":
-        return len(place) >= 3 and what in vocab.word(place)[1]
-    if tp.source == "tag":
-        return what == place.replace(" ", "") or abbreviates(what, place)
-    return what == place
-
-
 def _name_places(
     topics: Mapping[str, _Topic], places: Mapping[str, Mapping[int, float]], vocab: _Vocabulary
 ) -> None:
     """Synonyms from the repository's own vocabulary: a title topic that names a place (a
     directory or file the period's PRs work in) takes the PRs working there as members too, each
     about it by ``PLACE_ABOUT`` × its share of files there — a fix in ``tool_parsers/`` is part of
-    the tool-parser story even when its title names only the model."""
+    the tool-parser story even when its title names only the model.
+
+    A topic names a place when it has the same words (``tool parser`` and ``tool_parsers/``), is
+    a tag abbreviating it (``[coll]`` and ``collective/``, ``[EM]`` and ``external_memory.rst``) or
+    is a module the place's words are a keyword of."""
     if not places:
         return
+    by_module: dict[str, list[str]] = {}
+    for place in places:
+        if len(place) >= 3:
+            for module in vocab.word(place)[1]:
+                by_module.setdefault(module, []).append(place)
     for tp in topics.values():
-        if tp.source not in NAMES_PLACES:
-            continue
-        named = tuple(p for p in places if _names_place(tp, p, vocab))
+        what = tp.key.split(":", 1)[1]
+        if tp.source == "module":
+            named = tuple(by_module.get(what, ()))
+        elif tp.source == "tag":
+            named = tuple(p for p in places if what == p.replace(" ", "") or abbreviates(what, p))
+        else:
+            named = (what,) if what in places else ()
         for place in named:
             for n, share in places[place].items():
                 about = PLACE_ABOUT * share
