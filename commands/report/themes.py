@@ -755,16 +755,17 @@ def _evidence(tp: _Topic) -> str:
 
 
 def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _Topic:
-    """The tag, module or words that best stand for the theme: covering most of it, mostly inside it."""
+    """The tag, module or words that best stand for the theme: covering most of it, mostly inside it;
+    of two covering as much, the phrase ("smooth MM" rather than "MM": it says more of the same PRs)."""
     best = seed
-    best_rank = (-1.0, 0.0)
+    best_rank: tuple[float, bool, int] = (-1.0, False, 0)
     for tp in topics.values():
         if len(tp.members) < 2:
             continue
         inside = len(tp.members & members)
         if inside < 2 or inside < ABSORB * len(tp.members):
             continue
-        rank = (inside * TRUST[tp.source], -len(tp.key))
+        rank = (inside * TRUST[tp.source], " " in tp.key, -len(tp.key))
         if rank > best_rank:
             best, best_rank = tp, rank
     if len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
