@@ -59,7 +59,8 @@ from classify.engine import is_bot
 from classify.models import ScorePart
 from classify.rules import Profile
 from classify.titles import is_series_marker, norm, parse_title, split_tag
-from classify.topics import STOPWORDS, abbreviates, display_case, leading_verb, stem, topic_text
+from classify.topics import STOPWORDS, display_case, leading_verb, stem, topic_text
+from classify.topics import abbreviates as _abbreviates
 from commands.locale import t
 from storage.prs import StoredPR
 
@@ -415,6 +416,13 @@ def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
 
 # -- places ----------------------------------------------------------------------------------------------
 
+
+@functools.lru_cache(maxsize=FEATURE_CACHE)
+def abbreviates(short: str, phrase: str) -> bool:
+    """``classify.topics.abbreviates``, cached: every tag of a period is tried on every place."""
+    return _abbreviates(short, phrase)
+
+
 _PLACE_SPLIT = re.compile(r"[_\-.\s]+")
 
 
@@ -434,21 +442,24 @@ def _file_places(path: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_place_key(p) for p in (parts[-2] if len(parts) > 1 else "", name) if p))
 
 
+@functools.lru_cache(maxsize=FEATURE_CACHE)
+def _works_in(files: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    """The places one PR works in, with the share of its files there (cached by its file list)."""
+    per: Counter[str] = Counter(p for f in files for p in _file_places(f))
+    return tuple((place, n / len(files)) for place, n in per.items() if n / len(files) >= PLACE_SHARE)
+
+
 def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[str, dict[int, float]]:
     """Where the period's PRs work: place → {PR: share of its files there}, for the PRs with at
     least ``PLACE_SHARE`` of their files there. A place one PR in ten works in is a package, not a
-    subsystem (``models/`` in vLLM), nor is one named like the repository (``python-package/xgboost/`` in dmlc/xgboost is the project itself)."""
+    subsystem (``models/`` in vLLM), nor is one named like the repository
+    (``python-package/xgboost/`` in dmlc/xgboost is the project itself)."""
     out: dict[str, dict[int, float]] = {}
     own = {_place_key(part) for s in prs[:1] for part in s.pr.repo.lower().split("/")}
     for s in prs:
         files = paths.get(s.pr.number, ())
-        if not files:
-            continue
-        per: Counter[str] = Counter(p for f in files for p in _file_places(f))
-        for place, n in per.items():
-            share = n / len(files)
-            if share >= PLACE_SHARE:
-                out.setdefault(place, {})[s.pr.number] = share
+        for place, share in _works_in(tuple(files)) if files else ():
+            out.setdefault(place, {})[s.pr.number] = share
     most = max(2, int(SPECIFIC_FILE_SHARE * len(prs)))
     return {k: v for k, v in out.items() if 2 <= len(v) <= most and k not in own}
 
