@@ -878,7 +878,12 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
             detail=th.title,
         )
         # a PR whose title does not tell the story, only its files tie it in, earns half
-        aside = ScorePart(reason=part.reason, points=round(earned) / 2, rule="theme", detail=th.title)
+        aside = ScorePart(
+            reason=f'part of the theme "{th.title}" ({len(th.prs)} PRs) by the files it changes',
+            points=round(earned) / 2,
+            rule="theme",
+            detail=th.title,
+        )
         for s in th.prs:
             out[s.pr.number] = part if th.told is None or s.pr.number in th.told else aside
     return out

@@ -321,6 +321,7 @@ def test_theme_parts_give_the_leading_story_full_points_and_weaker_ones_a_share(
     told = replace(lead, told=frozenset(lead.numbers[:3]))
     parts = theme_parts([told, half], generic)
     assert [parts[n].points for n in lead.numbers] == [points] * 3 + [points / 2] * 2
+    assert parts[lead.numbers[4]].reason == 'part of the theme "lead" (5 PRs) by the files it changes'
 
 
 def test_chinese_glue_and_lists() -> None:
