@@ -382,12 +382,7 @@ def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
         key: norm(key) for _, found in features for source, key, _, _ in found if source in ("word", "name")
     }
     # one tag, spelt a letter short in some titles ([col] beside [coll], [test] beside [tests])
-    longer = {
-        k: k2
-        for k in tag_keys
-        for k2 in tag_keys
-        if len(k) >= 3 and len(k2) == len(k) + 1 and k2.startswith(k)
-    }
+    longer = {k[:-1]: k for k in tag_keys if len(k) >= 4 and k[:-1] in tag_keys}
     for n, found in features:
         for source, key, form, weight in found:
             if source in ("word", "name") and as_tag[key] in tag_keys:
@@ -594,10 +589,12 @@ def find_themes(
     free = {tp.key: set(tp.members) for tp in candidates}
     power = {tp.key: strength(tp, tp.members) for tp in candidates}
     taken: set[int] = set()
-    themes: list[tuple[Theme, float]] = []
+    # each story found: seed, the topics that joined it, its PRs, what names it, strength,
+    # standing, news or not
+    found: list[tuple[_Topic, list[_Topic], set[int], _Topic, float, float, bool]] = []
     bursts = 0
     touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
-    while len(themes) < MAX_THEMES + SPARE_THEMES:
+    while len(found) < MAX_THEMES + SPARE_THEMES:
         best: tuple[bool, float, str, _Topic] | None = None
         for tp in candidates:
             left = free[tp.key]
@@ -615,6 +612,12 @@ def find_themes(
                 best = (*rank, tp)
         if best is None:
             break
+        if len(found) >= MAX_THEMES and not best[0]:
+            # standing is at most twice the strength: a weaker story cannot be told any more
+            steady = sorted((stand for *_, stand, news in found if not news), reverse=True)
+            slots = MAX_THEMES - (len(found) - len(steady))
+            if slots <= 0 or (len(steady) >= slots and 2 * best[1] < steady[slots - 1]):
+                break
         bursts += best[0]
         seed = best[3]
         joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, cap)
@@ -624,18 +627,28 @@ def find_themes(
             if not left.isdisjoint(members):
                 left -= members
                 power[tp.key] = strength(tp, left)
-        theme = _theme(seed, [seed, *joined], members, by_number, topics, vocab, history, paths)
-        told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
-        theme = replace(theme, strength=round(best[1], 2), told=told)
+        namer = _namer(seed, members, topics)
+        module = namer.key.split(":", 1)[1] if namer.source == "module" else None
+        news = namer.source != "module" and history.per_window(namer.key) == 0
         named = {p for tp in [seed, *joined] for p in tp.places}
-        themes.append((theme, best[1] * _standing(theme, named, places, touching)))
+        stand = best[1] * _standing(members, module, named, places, touching)
+        found.append((seed, joined, members, namer, best[1], stand, news))
     # news first (in the order found), then the stories by standing; the rest are left untold
-    shown = sorted(range(len(themes)), key=lambda i: (themes[i][0].kind != "burst", -themes[i][1], i))
-    return [themes[i][0] for i in shown[:MAX_THEMES]]
+    shown = sorted(range(len(found)), key=lambda i: (not found[i][6], -found[i][5], i))[:MAX_THEMES]
+    themes = []
+    for seed, joined, members, namer, power_then, _, _ in (found[i] for i in shown):
+        theme = _theme(seed, [seed, *joined], members, namer, by_number, topics, vocab, history, paths)
+        told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
+        themes.append(replace(theme, strength=round(power_then, 2), told=told))
+    return themes
 
 
 def _standing(
-    theme: Theme, named: Iterable[str], places: Mapping[str, Mapping[int, float]], touching: Mapping[str, int]
+    members: set[int],
+    module: str | None,
+    named: Iterable[str],
+    places: Mapping[str, Mapping[int, float]],
+    touching: Mapping[str, int],
 ) -> float:
     """How much a found story stands out as one, beside its strength (which picks the seeds and the
     order the PRs are taken in): a coherent story of many changes in one subsystem — most of its PRs
@@ -643,13 +656,12 @@ def _standing(
     a module theme holding only part of its module's activity, the rest being told by other
     stories, is a slice of a bucket and counts for that part ("Model support — 22 of the 44 PRs
     that touch it")."""
-    members = set(theme.numbers)
     coherence = max(
         (len(members.intersection(places[p])) / len(members.union(places[p])) for p in named), default=0.0
     )
     share = 1.0
-    if theme.module is not None and touching.get(theme.module):
-        share = min(1.0, len(members) / touching[theme.module])
+    if module is not None and touching.get(module):
+        share = min(1.0, len(members) / touching[module])
     return share * (1 + coherence)
 
 
@@ -723,6 +735,7 @@ def _theme(
     seed: _Topic,
     joined: list[_Topic],
     members: set[int],
+    namer: _Topic,
     by_number: Mapping[int, StoredPR],
     topics: Mapping[str, _Topic],
     vocab: _Vocabulary,
@@ -730,7 +743,6 @@ def _theme(
     paths: Mapping[int, Sequence[str]],
 ) -> Theme:
     prs = sorted((by_number[n] for n in members), key=lambda s: (-s.cls.score, -s.pr.number))
-    namer = _namer(seed, members, topics)
     before = history.per_window(namer.key)
     module = namer.key.split(":", 1)[1] if namer.source == "module" else None
     name = _name(namer, prs, vocab, topics, members, paths)
