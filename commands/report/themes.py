@@ -59,8 +59,9 @@ from classify.engine import is_bot
 from classify.models import ScorePart
 from classify.rules import Profile
 from classify.titles import is_series_marker, norm, parse_title, split_tag
-from classify.topics import STOPWORDS, display_case, leading_verb, stem, topic_text
+from classify.topics import STOPWORDS, display_case, stem, topic_text
 from classify.topics import abbreviates as _abbreviates
+from classify.topics import leading_verb as _leading_verb
 from commands.locale import t
 from storage.prs import StoredPR
 
@@ -418,6 +419,17 @@ def abbreviates(short: str, phrase: str) -> bool:
     return _abbreviates(short, phrase)
 
 
+@functools.lru_cache(maxsize=FEATURE_CACHE)
+def leading_verb(title: str) -> str | None:
+    """``classify.topics.leading_verb``, cached: a theme's name reads every title of the theme."""
+    return _leading_verb(title)
+
+
+@functools.lru_cache(maxsize=FEATURE_CACHE)
+def _in_series(title: str) -> bool:
+    return parse_title(title).series is not None
+
+
 _PLACE_SPLIT = re.compile(r"[_\-.\s]+")
 
 
@@ -750,7 +762,7 @@ def _theme(
         kind = "burst"
     elif namer.source == "module":
         kind = "module"
-    elif namer.source == "tag" or sum(1 for s in prs if parse_title(s.pr.title).series) >= 2:
+    elif namer.source == "tag" or sum(1 for s in prs if _in_series(s.pr.title)) >= 2:
         kind = "series"
     else:
         kind = "topic"
