@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -251,6 +252,48 @@ def test_the_area_after_a_models_name_is_the_titles_subject() -> None:
         k: a for src, k, _, a in vocab.features("[ROCm] Fix the Gemma 4 tool parser") if src == "module"
     }
     assert tagged["rocm"] == 1.0 and tagged["tool-calling"] < 1.0
+
+
+def test_a_coherent_subsystem_story_stands_above_a_slice_of_a_bucket(tmp_path: Path) -> None:
+    data = {
+        "name": "stand",
+        "version": "1",
+        "catch_all": "other",
+        "modules": {
+            "models": {"en": "Model support", "zh": "模型支持", "group": "area", "tags": ["Model"]},
+            "parsers": {
+                "en": "Tool parsers",
+                "zh": "工具解析器",
+                "group": "area",
+                "keywords": ["tool parser*"],
+            },
+            "other": {"en": "Other", "zh": "其他"},
+        },
+    }
+    profile = profile_from_data(data, source=tmp_path / "stand.toml")
+
+    def with_modules(item: StoredPR, *modules: str) -> StoredPR:
+        return StoredPR(pr=item.pr, cls=item.cls.model_copy(update={"modules": list(modules)}))
+
+    names = ("Qwen", "Gemma", "Llama", "Mistral", "Kimi", "Step")
+    models = [with_modules(spr(f"[Model] Add {w}", score=4), "models") for w in names]
+    # as many PRs touch model code in passing, for stories of their own: the theme is half its module
+    passing = [with_modules(spr(f"Tweak Zq{w}thing handling", score=0.5), "models") for w in names]
+    fixes = [
+        with_modules(spr(f"Fix the {w} tool parser", score=-0.5, kind="bugfix"), "parsers")
+        for w in ("Hermes", "GLM", "Seed", "Granite", "Jamba")
+    ]
+    prs = [*models, *passing, *fixes, *filler(40)]
+    paths = {s.pr.number: [f"src/models/{i}.py"] for i, s in enumerate([*models, *passing])}
+    paths.update(
+        {s.pr.number: [f"src/tool_parsers/{i}.py", "tests/tool_parsers/t.py"] for i, s in enumerate(fixes)}
+    )
+    paths.update({s.pr.number: [f"misc/{i}.c"] for i, s in enumerate(prs) if s.pr.number not in paths})
+    themes = find_themes(prs, profile, paths=paths)
+    keys = [th.key for th in themes]
+    story, bucket = by_key(themes, "module:parsers"), by_key(themes, "module:models")
+    assert story.strength < bucket.strength  # the new models weigh more, PR by PR
+    assert keys.index("module:parsers") < keys.index("module:models")  # the parsers' story stands higher
 
 
 def test_describe_states_the_themes_own_numbers_in_both_languages(generic: Profile) -> None:
