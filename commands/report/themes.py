@@ -10,7 +10,14 @@ Every step works from the period's own data and the profile's vocabulary:
    not what it is about, and is left out; a tag or title keyword the profile knows names its
    module, except infrastructure and language buckets), its title words and two-word phrases.
    How much a PR is about a topic depends on where it appears: its first tag most, a keyword in
-   passing least. Its changed files, when known, do not make a story; they tie PRs to one (step 4).
+   passing least; an area named after a model's name is the subject ("the Gemma 4 tool parser").
+   Its changed files, when known, do not make a story; they tie PRs to one (steps 1b and 4).
+1b. **Places.** A title topic that names a *place* — the name of a directory or file that the
+   period's PRs work in (at least 30% of a PR's files), spelt the same (``tool parser`` and
+   ``tool_parsers/``), abbreviated by a tag (``[coll]`` and ``collective/``) or a keyword of the
+   module — takes the PRs working there as members too, each about it by half its share of files.
+   These are synonyms from the repository's own vocabulary; a place one PR in ten works in is a
+   package, not a subsystem, and one named like the repository is the project itself.
 2. **Candidates.** A title topic shared by at least ``MIN_PRS`` PRs and by at most ``MAX_SHARE``
    of them (a label on a third of all PRs is a bucket, not a story). Bots' PRs tell no story.
 3. **Strength.** The sum over its PRs of their weight (their key-PR score, so docs and chores
@@ -21,8 +28,14 @@ Every step works from the period's own data and the profile's vocabulary:
    is told first; then the strongest remaining candidate. It grows by the topics that tell the
    same story (``_grow``: their titles are mostly the seed's PRs, or their PRs mostly work in the
    files the seed's PRs work in), up to ``GROWTH`` times its size. Its PRs leave the pool — a PR
-   is in at most one theme — and a topic mostly told already is not told again. Up to
-   ``MAX_THEMES``.
+   is in at most one theme — and a topic mostly told already is not told again; words joining by
+   shared files never carry a PR whose first tag names another story. ``SPARE_THEMES`` more than
+   are told.
+4b. **Standing.** News first, then the stories found by *standing* (``_standing``): strength, up
+   to twice for a coherent story of many changes in the one subsystem its name names (the
+   tool-call parsers' small fixes in ``tool_parsers/``), and only the share a module theme holds of
+   its module's activity (a slice of a bucket, "22 of the 44 PRs that touch it", stands lower).
+   The first ``MAX_THEMES`` are told.
 5. **Name.** The tag, module or words that cover most of the theme, as written; a short tag is
    spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
    Memory"); a series whose titles mostly start with the same action says so ("AutoWeightsLoader
@@ -46,16 +59,20 @@ from classify.engine import is_bot
 from classify.models import ScorePart
 from classify.rules import Profile
 from classify.titles import is_series_marker, norm, parse_title, split_tag
-from classify.topics import STOPWORDS, abbreviates, display_case, leading_verb, stem, topic_text
+from classify.topics import STOPWORDS, display_case, stem, topic_text
+from classify.topics import abbreviates as _abbreviates
+from classify.topics import leading_verb as _leading_verb
 from commands.locale import t
 from storage.prs import StoredPR
 
 MAX_THEMES = 7
+SPARE_THEMES = 3  # stories found beyond those told, so that the best standing ones are told
 _ANY_TAG = re.compile(r"[\[【]([^\[\]【】]{1,60})[\]】]")
 _SCOPE = re.compile(r"\s*\(?[A-Za-z][\w-]{0,24}\)?\(([^()]{1,40})\)!?:\s")  # feat(rocm): …
 _TERM_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*[A-Za-z0-9]")  # classify.topics' words
 _NAME_LIKE = re.compile(r"[A-Za-z].*[A-Z]|\d|[-_.+]")
 NOT_STORIES = frozenset({"infra", "language"})
+MODEL_GROUP, AREA_GROUP = "model", "area"
 MIN_PRS = 3
 MAX_SHARE = 0.3
 ABSORB = 3 / 4
@@ -70,6 +87,8 @@ BURST = 2.0
 MAX_BURSTS = 3
 TAKEN = 0.5
 GROWTH = 2.0
+PLACE_SHARE = 0.3  # a PR works in a place when this share of its files lie there
+PLACE_ABOUT = 0.5  # how much working in a named place makes a PR about the story (a title says more)
 LEAD_PRS = 3
 ACTION_SHARE = 0.6
 # how far each kind of topic is trusted to be a story (a tag is the author's own word for it)
@@ -110,6 +129,8 @@ class Theme:
     """the PRs the summary names"""
     strength: float = 0.0
     """how strongly the period tells this story (what ranked it): its PRs' weights × trust × rarity"""
+    told: frozenset[int] | None = None
+    """the PRs whose titles tell the story (None: all); the others joined by the files they change"""
 
     @property
     def title(self) -> str:
@@ -140,6 +161,10 @@ class _Topic:
     members: set[int] = field(default_factory=set)
     weight: dict[int, float] = field(default_factory=dict)
     """how much each PR is about it: 1 for a title's first tag, less for what it mentions in passing"""
+    titled: frozenset[int] = frozenset()
+    """the PRs whose titles carry it (``members`` adds those working in a place it names)"""
+    places: tuple[str, ...] = ()
+    """the directories and files it names (``_name_places``)"""
 
     @property
     def text(self) -> str:
@@ -247,6 +272,13 @@ class _Vocabulary:
                 seen.add(term)
                 kind_word, modules = self.word(term)
                 for m in modules:
+                    if not primary and self._head(m, out):
+                        # "the Gemma 4 tool parser": the area that follows a model's name is the
+                        # subject, the model says which one (the last noun is the compound's head)
+                        out = [
+                            (*o[:3], SECONDARY) if o[3] == PRIMARY and o[0] == "module" else o for o in out
+                        ]
+                        primary = True
                     out.append(
                         ("module", m, self.profile.module_label(m, "en"), PRIMARY if primary else SECONDARY)
                     )
@@ -259,6 +291,19 @@ class _Vocabulary:
             self._features.clear()
         self._features[title] = hit
         return hit
+
+    def _head(self, module: str, found: Sequence[tuple[str, str, str, float]]) -> bool:
+        """Whether an area module found after a model family's keyword, which alone took the
+        primary slot (no tag before it), is the title's subject instead."""
+        primary = [o for o in found if o[3] == PRIMARY]
+        if len(primary) != 1 or primary[0][0] != "module":
+            return False
+        groups = self.profile.modules
+        first = groups.get(primary[0][1])
+        this = groups.get(module)
+        return (
+            first is not None and this is not None and first.group == MODEL_GROUP and this.group == AREA_GROUP
+        )
 
     def keys(self, title: str) -> frozenset[str]:
         """The topic keys of a title, for counting them in earlier windows: the keys ``features``
@@ -337,10 +382,14 @@ def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
     as_tag = {
         key: norm(key) for _, found in features for source, key, _, _ in found if source in ("word", "name")
     }
+    # one tag, spelt a letter short in some titles ([col] beside [coll], [test] beside [tests])
+    longer = {k[:-1]: k for k in tag_keys if len(k) >= 4 and k[:-1] in tag_keys}
     for n, found in features:
         for source, key, form, weight in found:
             if source in ("word", "name") and as_tag[key] in tag_keys:
                 source, key = "tag", as_tag[key]  # "SYCL." in one title, [sycl] in another
+            if source == "tag":
+                key = longer.get(key, key)
             full = _topic_key(source, key)
             members = weights.get(full)
             if members is None:
@@ -357,8 +406,104 @@ def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
     for full, members in weights.items():
         if len(members) >= 2:
             source = "name" if full in names and sources[full] == "word" else sources[full]
-            topics[full] = _Topic(full, source, forms[full], set(members), members)
+            topics[full] = _Topic(full, source, forms[full], set(members), members, frozenset(members))
     return topics
+
+
+# -- places ----------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=FEATURE_CACHE)
+def abbreviates(short: str, phrase: str) -> bool:
+    """``classify.topics.abbreviates``, cached: every tag of a period is tried on every place."""
+    return _abbreviates(short, phrase)
+
+
+@functools.lru_cache(maxsize=FEATURE_CACHE)
+def leading_verb(title: str) -> str | None:
+    """``classify.topics.leading_verb``, cached: a theme's name reads every title of the theme."""
+    return _leading_verb(title)
+
+
+@functools.lru_cache(maxsize=FEATURE_CACHE)
+def _in_series(title: str) -> bool:
+    return parse_title(title).series is not None
+
+
+_PLACE_SPLIT = re.compile(r"[_\-.\s]+")
+
+
+def _place_key(name: str) -> str:
+    """A directory or file name as title words would say it: ``tool_parsers`` → ``tool parser``."""
+    return " ".join(stem(w) for w in _PLACE_SPLIT.split(name) if w)
+
+
+@functools.lru_cache(maxsize=FEATURE_CACHE)
+def _file_places(path: str) -> tuple[str, ...]:
+    """The places a changed file lies in: its directory's name and its own name without extension
+    or test affix (``tests/cpp/collective/test_tracker.cc`` → collective, tracker). Directories
+    further up hold whole packages (``src``, ``python-package/xgboost``), not a subsystem. Cached:
+    a repository's digests read the same paths week after week."""
+    parts = path.lower().split("/")
+    name = parts[-1].split(".", 1)[0].removeprefix("test_").removesuffix("_test")
+    return tuple(dict.fromkeys(_place_key(p) for p in (parts[-2] if len(parts) > 1 else "", name) if p))
+
+
+@functools.lru_cache(maxsize=FEATURE_CACHE)
+def _works_in(files: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    """The places one PR works in, with the share of its files there (cached by its file list)."""
+    per: Counter[str] = Counter(p for f in files for p in _file_places(f))
+    return tuple((place, n / len(files)) for place, n in per.items() if n / len(files) >= PLACE_SHARE)
+
+
+def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[str, dict[int, float]]:
+    """Where the period's PRs work: place → {PR: share of its files there}, for the PRs with at
+    least ``PLACE_SHARE`` of their files there. A place one PR in ten works in is a package, not a
+    subsystem (``models/`` in vLLM), nor is one named like the repository
+    (``python-package/xgboost/`` in dmlc/xgboost is the project itself)."""
+    out: dict[str, dict[int, float]] = {}
+    own = {_place_key(part) for s in prs[:1] for part in s.pr.repo.lower().split("/")}
+    for s in prs:
+        files = paths.get(s.pr.number, ())
+        for place, share in _works_in(tuple(files)) if files else ():
+            out.setdefault(place, {})[s.pr.number] = share
+    most = max(2, int(SPECIFIC_FILE_SHARE * len(prs)))
+    return {k: v for k, v in out.items() if 2 <= len(v) <= most and k not in own}
+
+
+def _name_places(
+    topics: Mapping[str, _Topic], places: Mapping[str, Mapping[int, float]], vocab: _Vocabulary
+) -> None:
+    """Synonyms from the repository's own vocabulary: a title topic that names a place (a
+    directory or file the period's PRs work in) takes the PRs working there as members too, each
+    about it by ``PLACE_ABOUT`` × its share of files there — a fix in ``tool_parsers/`` is part of
+    the tool-parser story even when its title names only the model.
+
+    A topic names a place when it has the same words (``tool parser`` and ``tool_parsers/``), is
+    a tag abbreviating it (``[coll]`` and ``collective/``, ``[EM]`` and ``external_memory.rst``) or
+    is a module the place's words are a keyword of."""
+    if not places:
+        return
+    by_module: dict[str, list[str]] = {}
+    for place in places:
+        if len(place) >= 3:
+            for module in vocab.word(place)[1]:
+                by_module.setdefault(module, []).append(place)
+    for tp in topics.values():
+        what = tp.key.split(":", 1)[1]
+        if tp.source == "module":
+            named = tuple(by_module.get(what, ()))
+        elif tp.source == "tag":
+            named = tuple(p for p in places if what == p.replace(" ", "") or abbreviates(what, p))
+        else:
+            named = (what,) if what in places else ()
+        for place in named:
+            for n, share in places[place].items():
+                about = PLACE_ABOUT * share
+                if about > tp.weight.get(n, 0.0):
+                    tp.weight[n] = about
+                tp.members.add(n)
+        tp.places = named
 
 
 # -- history -------------------------------------------------------------------------------------------
@@ -440,9 +585,12 @@ def find_themes(
     specific = _specific_files(prs, paths)
     total = len(prs)
     cap = max(MIN_PRS, int(MAX_SHARE * total))
+    places = _places(prs, paths)
+    _name_places(topics, places, vocab)
     candidates = [tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap]
-    novelty = {tp.key: history.novelty(tp.key, len(tp.members), total) for tp in candidates}
-    specificity = {tp.key: history.specificity(tp.key, len(tp.members), total) for tp in candidates}
+    # novelty and rarity are the titles' (the earlier windows are known by their titles only)
+    novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
+    specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
     weight = {s.pr.number: _weight(s) for s in prs}
 
     def strength(tp: _Topic, members: set[int]) -> float:
@@ -453,9 +601,12 @@ def find_themes(
     free = {tp.key: set(tp.members) for tp in candidates}
     power = {tp.key: strength(tp, tp.members) for tp in candidates}
     taken: set[int] = set()
-    themes: list[Theme] = []
+    # each story found: seed, the topics that joined it, its PRs, what names it, strength,
+    # standing, news or not
+    found: list[tuple[_Topic, list[_Topic], set[int], _Topic, float, float, bool]] = []
     bursts = 0
-    while len(themes) < MAX_THEMES:
+    touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
+    while len(found) < MAX_THEMES + SPARE_THEMES:
         best: tuple[bool, float, str, _Topic] | None = None
         for tp in candidates:
             left = free[tp.key]
@@ -473,6 +624,12 @@ def find_themes(
                 best = (*rank, tp)
         if best is None:
             break
+        if len(found) >= MAX_THEMES and not best[0]:
+            # standing is at most twice the strength: a weaker story cannot be told any more
+            steady = sorted((stand for *_, stand, news in found if not news), reverse=True)
+            slots = MAX_THEMES - (len(found) - len(steady))
+            if slots <= 0 or (len(steady) >= slots and 2 * best[1] < steady[slots - 1]):
+                break
         bursts += best[0]
         seed = best[3]
         joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, cap)
@@ -482,9 +639,42 @@ def find_themes(
             if not left.isdisjoint(members):
                 left -= members
                 power[tp.key] = strength(tp, left)
-        theme = _theme(seed, [seed, *joined], members, by_number, topics, vocab, history, paths)
-        themes.append(replace(theme, strength=round(best[1], 2)))
+        namer = _namer(seed, members, topics)
+        module = namer.key.split(":", 1)[1] if namer.source == "module" else None
+        news = namer.source != "module" and history.per_window(namer.key) == 0
+        named = {p for tp in [seed, *joined] for p in tp.places}
+        stand = best[1] * _standing(members, module, named, places, touching)
+        found.append((seed, joined, members, namer, best[1], stand, news))
+    # news first (in the order found), then the stories by standing; the rest are left untold
+    shown = sorted(range(len(found)), key=lambda i: (not found[i][6], -found[i][5], i))[:MAX_THEMES]
+    themes = []
+    for seed, joined, members, namer, power_then, _, _ in (found[i] for i in shown):
+        theme = _theme(seed, [seed, *joined], members, namer, by_number, topics, vocab, history, paths)
+        told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
+        themes.append(replace(theme, strength=round(power_then, 2), told=told))
     return themes
+
+
+def _standing(
+    members: set[int],
+    module: str | None,
+    named: Iterable[str],
+    places: Mapping[str, Mapping[int, float]],
+    touching: Mapping[str, int],
+) -> float:
+    """How much a found story stands out as one, beside its strength (which picks the seeds and the
+    order the PRs are taken in): a coherent story of many changes in one subsystem — most of its PRs
+    working in the place its name names, most of that place's PRs in it — counts more, up to twice;
+    a module theme holding only part of its module's activity, the rest being told by other
+    stories, is a slice of a bucket and counts for that part ("Model support — 22 of the 44 PRs
+    that touch it")."""
+    coherence = max(
+        (len(members.intersection(places[p])) / len(members.union(places[p])) for p in named), default=0.0
+    )
+    share = 1.0
+    if module is not None and touching.get(module):
+        share = min(1.0, len(members) / touching[module])
+    return share * (1 + coherence)
 
 
 def _grow(
@@ -519,6 +709,14 @@ def _grow(
             if shared >= 1 and shared >= AT_HOME * len(files):
                 home.add(n)
 
+    # a PR whose first tag names another story belongs to that story, whatever words it shares
+    elsewhere = {
+        n
+        for tp in candidates
+        if tp.source == "tag" and tp is not seed
+        for n, w in tp.weight.items()
+        if w >= PRIMARY
+    }
     offers: list[tuple[float, str, _Topic, set[int]]] = []
     for tp in candidates:
         mine = free[tp.key]
@@ -537,7 +735,8 @@ def _grow(
     members = set(core)
     limit = min(max(GROWTH * len(core), len(core) + MIN_PRS), max(cap, len(core)))
     joined: list[_Topic] = []
-    for _, _, tp, bring in sorted(offers, key=lambda o: (-o[0], o[1])):
+    for _, _, tp, offered in sorted(offers, key=lambda o: (-o[0], o[1])):
+        bring = offered if tp.source == "tag" else offered - elsewhere
         if len(members | bring) <= limit:
             members |= bring
             joined.append(tp)
@@ -548,6 +747,7 @@ def _theme(
     seed: _Topic,
     joined: list[_Topic],
     members: set[int],
+    namer: _Topic,
     by_number: Mapping[int, StoredPR],
     topics: Mapping[str, _Topic],
     vocab: _Vocabulary,
@@ -555,7 +755,6 @@ def _theme(
     paths: Mapping[int, Sequence[str]],
 ) -> Theme:
     prs = sorted((by_number[n] for n in members), key=lambda s: (-s.cls.score, -s.pr.number))
-    namer = _namer(seed, members, topics)
     before = history.per_window(namer.key)
     module = namer.key.split(":", 1)[1] if namer.source == "module" else None
     name = _name(namer, prs, vocab, topics, members, paths)
@@ -563,7 +762,7 @@ def _theme(
         kind = "burst"
     elif namer.source == "module":
         kind = "module"
-    elif namer.source == "tag" or sum(1 for s in prs if parse_title(s.pr.title).series) >= 2:
+    elif namer.source == "tag" or sum(1 for s in prs if _in_series(s.pr.title)) >= 2:
         kind = "series"
     else:
         kind = "topic"
@@ -576,7 +775,7 @@ def _theme(
         module=module,
         before=before,
         compared=history.windows if before is not None else 0,
-        named=len(namer.members),
+        named=len(namer.titled),
         evidence=evidence,
     )
 
@@ -591,16 +790,17 @@ def _evidence(tp: _Topic) -> str:
 
 
 def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _Topic:
-    """The tag, module or words that best stand for the theme: covering most of it, mostly inside it."""
+    """The tag, module or words that best stand for the theme: covering most of it, mostly inside it;
+    of two covering as much, the phrase ("smooth MM" rather than "MM": it says more of the same PRs)."""
     best = seed
-    best_rank = (-1.0, 0.0)
+    best_rank: tuple[float, bool, int] = (-1.0, False, 0)
     for tp in topics.values():
         if len(tp.members) < 2:
             continue
         inside = len(tp.members & members)
         if inside < 2 or inside < ABSORB * len(tp.members):
             continue
-        rank = (inside * TRUST[tp.source], -len(tp.key))
+        rank = (inside * TRUST[tp.source], " " in tp.key, -len(tp.key))
         if rank > best_rank:
             best, best_rank = tp, rank
     if len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
@@ -683,7 +883,8 @@ def _action(prs: Sequence[StoredPR]) -> str | None:
 def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePart]:
     """The score part each PR of a storyline earns in its period: ``[score] theme`` points for
     the period's leading story, in proportion to its strength for the others (themes smaller than
-    ``theme_min_prs`` earn nothing), with the theme named as evidence."""
+    ``theme_min_prs`` earn nothing), with the theme named as evidence. A PR whose title does not
+    tell the story — only the files it changes tie it in — earns half (rounded to half points)."""
     points = profile.score.theme
     out: dict[int, ScorePart] = {}
     top = max((th.strength for th in themes), default=0.0)
@@ -700,8 +901,15 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
             rule="theme",
             detail=th.title,
         )
+        # a PR whose title does not tell the story, only its files tie it in, earns half
+        aside = ScorePart(
+            reason=f'part of the theme "{th.title}" ({len(th.prs)} PRs) by the files it changes',
+            points=round(earned) / 2,
+            rule="theme",
+            detail=th.title,
+        )
         for s in th.prs:
-            out[s.pr.number] = part
+            out[s.pr.number] = part if th.told is None or s.pr.number in th.told else aside
     return out
 
 

@@ -95,6 +95,24 @@ def test_a_sudden_topic_becomes_a_theme_of_its_own(run: RunFn) -> None:
     assert len(all_numbers) == len(set(all_numbers))
 
 
+def test_the_demo_weeks_themes_are_the_team_reports_seven_storylines(run: RunFn) -> None:
+    """The reference report's seven stories (reference/example-weekly-report.zh.txt), not the
+    "Model support" bucket: the tool-call parsers' many small fixes in one subsystem are told."""
+    themes = run("digest", "2026-W19").data["themes"]
+    assert {t["key"] for t in themes} == {
+        "word:autoweightsloader",
+        "module:rocm",
+        "module:cpu",
+        "module:performance",
+        "module:kv-connector",
+        "module:spec-decode",
+        "module:tool-calling",
+    }
+    parsers = next(t for t in themes if t["key"] == "module:tool-calling")
+    # the PRs the report names under its tool-parser story (the xgrammar bump among them)
+    assert {39243, 40894, 41801, 41991, 42026, 41730} <= set(parsers["prs"])
+
+
 def test_no_burst_theme_for_a_topic_that_is_always_there(run: RunFn) -> None:
     themes = run("digest", "2026-W18").data["themes"]
     bursts = [t["title"].lower() for t in themes if t["kind"] == "burst"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -178,6 +180,122 @@ def test_untagged_prs_working_in_the_series_files_join_it(generic: Profile) -> N
     assert numbers(alone) == {s.pr.number for s in series}
 
 
+def test_a_tag_naming_a_directory_takes_the_prs_working_there(generic: Profile) -> None:
+    tagged = [
+        spr(f"[coll] {w}") for w in ("Add tracker logs", "Reduce open sockets", "Support nccl timeouts")
+    ]
+    untagged = [spr(f"Consistently report {w} errors") for w in ("socket", "worker")]
+    short = [spr("[col] Small cleanup to the federated comm")]  # the same tag, a letter short
+    outside = [spr("Tidy the error message of the predictor")]
+    prs = [*tagged, *untagged, *short, *outside, *filler(60)]
+    paths: dict[int, list[str]] = {s.pr.number: [f"src/collective/{i}.cc"] for i, s in enumerate(tagged)}
+    # most of their files in tests/cpp/collective/: the place the tag abbreviates
+    paths.update(
+        {s.pr.number: [f"tests/cpp/collective/t{i}.cc", "tests/cpp/a.cc"] for i, s in enumerate(untagged)}
+    )
+    paths[outside[0].pr.number] = [
+        "src/predictor/x.cc",
+        "src/predictor/y.cc",
+        "src/collective/z.h",
+        "doc/a.md",
+    ]
+    paths.update({s.pr.number: [f"misc/{i}.c"] for i, s in enumerate(prs) if s.pr.number not in paths})
+    coll = by_key(find_themes(prs, generic, paths=paths), "tag:coll")
+    assert numbers(coll) == {s.pr.number for s in [*tagged, *untagged, *short]}  # 1 of 4 files: not there
+    assert coll.name["en"] == "Collective" and coll.named == 4  # the titles carrying the tag
+    assert coll.told == {s.pr.number for s in [*tagged, *short]}
+    # without the files the untagged PRs are not in it
+    assert numbers(by_key(find_themes(prs, generic), "tag:coll")) == {s.pr.number for s in [*tagged, *short]}
+
+
+def test_a_place_many_prs_work_in_or_named_like_the_repository_names_no_story(generic: Profile) -> None:
+    objective = [spr(f"Implement the {w} objective") for w in ("quantile", "huber")]
+    working = [spr(f"Use smooth updates for {w}") for w in ("absolute error", "pseudo huber")]
+    prs = [*objective, *working, *filler(40)]
+    paths: dict[int, list[str]] = {
+        s.pr.number: ["src/objective/a.cu", "src/x.h"] for s in [*objective, *working]
+    }
+    paths.update({s.pr.number: [f"misc/{i}.c"] for i, s in enumerate(prs) if s.pr.number not in paths})
+    found = by_key(find_themes(prs, generic, paths=paths), "word:objective")
+    assert numbers(found) == {s.pr.number for s in [*objective, *working]}
+    # when one PR in five works there, src/objective/ is a package, not a subsystem
+    crowd = [spr(f"Refactor the {w} code") for w in ("tree", "hist", "sketch", "cache", "split", "metric")]
+    paths.update({s.pr.number: ["src/objective/b.cc"] for s in crowd})
+    wide = find_themes([*prs, *crowd], generic, paths=paths)  # two titles alone make no story
+    assert all(not set(th.numbers) & {s.pr.number for s in working} for th in wide)
+
+    # a directory named like the repository (o/toolkit: python/toolkit/) is the project itself
+    def in_toolkit(s: StoredPR) -> StoredPR:
+        return StoredPR(pr=s.pr.model_copy(update={"repo": "o/toolkit"}), cls=s.cls)
+
+    named = [spr(f"[toolkit] Tidy the {w}") for w in ("cache", "parser", "reader")]
+    inside = [spr(f"Rename {w} helpers") for w in ("alpha", "beta")]
+    more = [in_toolkit(s) for s in [*named, *inside, *filler(40)]]
+    where = {s.pr.number: ["python/toolkit/a.py", "python/toolkit/b.py"] for s in inside}
+    where.update({s.pr.number: [f"misc/{i}.c"] for i, s in enumerate(more) if s.pr.number not in where})
+    toolkit = by_key(find_themes(more, generic, paths=where), "tag:toolkit")
+    assert numbers(toolkit) == {s.pr.number for s in named}
+
+
+def test_the_area_after_a_models_name_is_the_titles_subject() -> None:
+    from commands.report.themes import _vocabulary
+
+    vocab = _vocabulary(load_profile("vllm"))
+    found = {
+        key: about
+        for source, key, _, about in vocab.features("Fix the Gemma 4 tool parser")
+        if source == "module"
+    }
+    assert found["tool-calling"] == 1.0 and found["gemma"] < 1.0
+    # a tag keeps the primary slot: "[ROCm] …" is about ROCm whatever follows
+    tagged = {
+        k: a for src, k, _, a in vocab.features("[ROCm] Fix the Gemma 4 tool parser") if src == "module"
+    }
+    assert tagged["rocm"] == 1.0 and tagged["tool-calling"] < 1.0
+
+
+def test_a_coherent_subsystem_story_stands_above_a_slice_of_a_bucket(tmp_path: Path) -> None:
+    data = {
+        "name": "stand",
+        "version": "1",
+        "catch_all": "other",
+        "modules": {
+            "models": {"en": "Model support", "zh": "模型支持", "group": "area", "tags": ["Model"]},
+            "parsers": {
+                "en": "Tool parsers",
+                "zh": "工具解析器",
+                "group": "area",
+                "keywords": ["tool parser*"],
+            },
+            "other": {"en": "Other", "zh": "其他"},
+        },
+    }
+    profile = profile_from_data(data, source=tmp_path / "stand.toml")
+
+    def with_modules(item: StoredPR, *modules: str) -> StoredPR:
+        return StoredPR(pr=item.pr, cls=item.cls.model_copy(update={"modules": list(modules)}))
+
+    names = ("Qwen", "Gemma", "Llama", "Mistral", "Kimi", "Step")
+    models = [with_modules(spr(f"[Model] Add {w}", score=4), "models") for w in names]
+    # as many PRs touch model code in passing, for stories of their own: the theme is half its module
+    passing = [with_modules(spr(f"Tweak Zq{w}thing handling", score=0.5), "models") for w in names]
+    fixes = [
+        with_modules(spr(f"Fix the {w} tool parser", score=-0.5, kind="bugfix"), "parsers")
+        for w in ("Hermes", "GLM", "Seed", "Granite", "Jamba")
+    ]
+    prs = [*models, *passing, *fixes, *filler(40)]
+    paths = {s.pr.number: [f"src/models/{i}.py"] for i, s in enumerate([*models, *passing])}
+    paths.update(
+        {s.pr.number: [f"src/tool_parsers/{i}.py", "tests/tool_parsers/t.py"] for i, s in enumerate(fixes)}
+    )
+    paths.update({s.pr.number: [f"misc/{i}.c"] for i, s in enumerate(prs) if s.pr.number not in paths})
+    themes = find_themes(prs, profile, paths=paths)
+    keys = [th.key for th in themes]
+    story, bucket = by_key(themes, "module:parsers"), by_key(themes, "module:models")
+    assert story.strength < bucket.strength  # the new models weigh more, PR by PR
+    assert keys.index("module:parsers") < keys.index("module:models")  # the parsers' story stands higher
+
+
 def test_describe_states_the_themes_own_numbers_in_both_languages(generic: Profile) -> None:
     prs = [
         spr("[EM] Add the page cache", score=6, number=11),
@@ -242,6 +360,11 @@ def test_theme_parts_give_the_leading_story_full_points_and_weaker_ones_a_share(
     assert not set(small.numbers) & set(parts)  # fewer PRs than theme_min_prs
     part = parts[lead.numbers[0]]
     assert (part.rule, part.detail) == ("theme", "lead") and part.reason == 'part of the theme "lead" (5 PRs)'
+    # a PR only its files tie to the story earns half
+    told = replace(lead, told=frozenset(lead.numbers[:3]))
+    parts = theme_parts([told, half], generic)
+    assert [parts[n].points for n in lead.numbers] == [points] * 3 + [points / 2] * 2
+    assert parts[lead.numbers[4]].reason == 'part of the theme "lead" (5 PRs) by the files it changes'
 
 
 def test_chinese_glue_and_lists() -> None:
