@@ -27,6 +27,7 @@ from commands.model import Invocation, Reply
 from commands.params import for_surface
 from commands.registry import REGISTRY, CommandSpec, Context, load_all
 from commands.render import FORMATS, render
+from commands.title_keys import ProfileTitleKeys
 from storage.prs import PRStore
 
 # storage.db (sqlite3, sqlite-utils, migrations) and bot.ingest are imported where a command opens
@@ -53,15 +54,20 @@ def _say(message: str) -> None:
     click.echo(f"prdigest: {message}", err=True)
 
 
-def _store(path: Path, *, create: bool = False, settings: Settings | None = None) -> PRStore:
-    """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they wait."""
+def _store(
+    path: Path, *, create: bool = False, settings: Settings | None = None, profile: Profile | None = None
+) -> PRStore:
+    """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they
+    wait, and the ``profile`` whose title topics their writes count into the aggregates."""
     from storage.db import StoreError, StoreUnavailable, connect
 
+    keys = ProfileTitleKeys(profile) if profile is not None else None
     try:
         if settings is None:
-            return PRStore(connect(path, create=create))
+            return PRStore(connect(path, create=create), title_keys=keys)
         return PRStore(
-            connect(path, create=create, lock_timeout=settings.prdigest_lock_timeout, on_wait=_say)
+            connect(path, create=create, lock_timeout=settings.prdigest_lock_timeout, on_wait=_say),
+            title_keys=keys,
         )
     except StoreUnavailable:
         raise  # disk full, I/O error, a lock held too long: exit 1 in main()
@@ -125,7 +131,7 @@ def run_command(
 
         store = PRStore(connect(":memory:"))
     else:
-        store = _store(path, settings=settings)
+        store = _store(path, settings=settings, profile=profile)  # `pr` may fetch and store a PR
     inv = Invocation(
         command=name,
         args=words,
@@ -343,7 +349,7 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
 
     settings = _settings()
     profile = _profile(settings)
-    store = _store(db, create=True, settings=settings)
+    store = _store(db, create=True, settings=settings, profile=profile)
     try:
         result = import_file(store, profile, demo_data_path())
     except RecordError as exc:
@@ -382,7 +388,7 @@ def import_(file: Path, db: Path | None) -> None:
 
     settings = _settings()
     profile = _profile(settings)
-    store = _store(db or settings.prdigest_db, create=True, settings=settings)
+    store = _store(db or settings.prdigest_db, create=True, settings=settings, profile=profile)
     try:
         result = import_file(store, profile, file, web=web_base(settings.prdigest_github_api_url))
     except RecordError as exc:
@@ -415,7 +421,7 @@ def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
 
     settings = _settings()
     profile = _profile(settings)
-    store = _store(db or settings.prdigest_db, settings=settings)
+    store = _store(db or settings.prdigest_db, settings=settings, profile=profile)
     result = reclassify(store, profile, repo, workers=workers)
     close(store.db)
     if result.up_to_date:

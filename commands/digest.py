@@ -39,7 +39,11 @@ def run(
     if match != "any" and not modules:
         raise UsageError("error.match_needs_modules", mode=match)
     flt = TagFilter(tuple(modules), match, tuple(flags))
-    stats = gather(ctx.store, ctx.profile, repo, period, flt)
+    if ctx.digests is not None and period.end <= inv.now:  # a closed period: its numbers are final
+        key = (repo, period, flt, ctx.profile.content_hash)
+        stats = ctx.digests.get(ctx.store, key, lambda: gather(ctx.store, ctx.profile, repo, period, flt))
+    else:
+        stats = gather(ctx.store, ctx.profile, repo, period, flt)
     reply = compose(stats, ctx.profile, inv.lang)
     note = profile_note(ctx, repo, period.start, period.end, inv.lang)
     if not stats.prs:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from classify.rules import Profile
+from commands.digest_cache import DigestCache
 from commands.locale import t
 from commands.model import Invocation, Reply, UsageError
 from commands.params import Param, Parsed, Scope, Surface, parse, public, usage_line
@@ -28,6 +29,8 @@ class Context:
 
     store: PRStore
     profile: Profile
+    digests: DigestCache | None = None
+    """closed periods' digests, kept by a long-running server (``commands.digest_cache``)"""
 
     def resolve_repo(self, inv: Invocation, named: str | None = None, *, cached: bool = True) -> str:
         """The repository to answer about: ``named`` (a PR URL's), else the invocation's, else

@@ -48,6 +48,7 @@ from classify.rules import Profile
 from classify.titles import is_series_marker, norm, parse_title, split_tag
 from classify.topics import STOPWORDS, abbreviates, display_case, leading_verb, stem, topic_text
 from commands.locale import t
+from storage.aggregates import TitleCounts
 from storage.prs import StoredPR
 
 MAX_THEMES = 7
@@ -364,16 +365,34 @@ def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
 # -- history -------------------------------------------------------------------------------------------
 
 
-class _History:
-    """How often a topic's words appeared in the earlier windows' titles (tags and words alike)."""
+class TitleKeys:
+    """A profile's title topic keys as a ``storage.aggregates.TitleKeyer``: what writers count
+    into the cache's aggregates so a digest need not re-read earlier windows' titles."""
 
-    def __init__(self, previous: Sequence[Sequence[str]], vocab: _Vocabulary) -> None:
+    def __init__(self, profile: Profile) -> None:
+        self.stamp = profile.content_hash
+        self._vocab = _vocabulary(profile)
+
+    def __call__(self, title: str) -> frozenset[str]:
+        return self._vocab.keys(title)
+
+
+class _History:
+    """How often a topic's words appeared in the earlier windows' titles (tags and words alike):
+    counted here from the titles, or read from the cache's aggregates (``TitleCounts``)."""
+
+    def __init__(self, previous: Sequence[Sequence[str]] | TitleCounts, vocab: _Vocabulary) -> None:
+        self.counts: Counter[str] | TitleCounts
+        if isinstance(previous, TitleCounts):
+            self.windows, self.with_data, self.prs = previous.windows, previous.with_data, previous.prs
+            self.counts = previous
+            return
         self.windows = len(
             previous
         )  # the caller's windows are the ones the cache covers: an empty one is a zero
         self.with_data = sum(1 for titles in previous if titles)
         self.prs = sum(len(titles) for titles in previous)
-        self.counts: Counter[str] = Counter(
+        self.counts = Counter(
             itertools.chain.from_iterable(vocab.keys(title) for titles in previous for title in titles)
         )
 
@@ -422,7 +441,7 @@ def _specific_files(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]])
 def find_themes(
     prs: Sequence[StoredPR],
     profile: Profile,
-    previous: Sequence[Sequence[str]] = (),
+    previous: Sequence[Sequence[str]] | TitleCounts = (),
     paths: Mapping[int, Sequence[str]] | None = None,
 ) -> list[Theme]:
     """The period's storylines, strongest first (see the module's docstring).
@@ -441,6 +460,8 @@ def find_themes(
     total = len(prs)
     cap = max(MIN_PRS, int(MAX_SHARE * total))
     candidates = [tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap]
+    if isinstance(previous, TitleCounts) and history.known:
+        previous.fetch(tp.key for tp in candidates)  # one read for all (namers are read when named)
     novelty = {tp.key: history.novelty(tp.key, len(tp.members), total) for tp in candidates}
     specificity = {tp.key: history.specificity(tp.key, len(tp.members), total) for tp in candidates}
     weight = {s.pr.number: _weight(s) for s in prs}

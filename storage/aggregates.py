@@ -1,0 +1,302 @@
+"""Write-time aggregates: what a digest compares its period with, counted when PRs are written.
+
+A digest compares its period with the four windows before it: how many PRs were merged, how many
+touched each module and carried each flag, and how often each title topic appeared (theme
+novelty). Counting that from the rows at every read cost a scan of ~1,000 PRs and the topic keys
+of ~2,500 titles per digest. ``pr_aggregates`` keeps those counts per repository, key and
+**quarter-hour bucket of the UTC merge time**: every time zone's midnight is a multiple of 15
+minutes from UTC, so the weeks, days and ranges of any zone are whole runs of buckets, and a
+window's count is one indexed range read per key. Rows are keyed ``(repo, key, bucket)``, so a
+digest reads only the keys it asks about (its own topics), not every key of four weeks.
+
+Keys: ``merged``; ``module:NAME`` and ``flag:KIND`` (from ``pr_tags``: the stored classification);
+``title:TOPIC`` (``tag:…``, ``module:…``, ``word:…``: the theme code's title topics). Title topics
+depend on the rule profile's vocabulary, so they are written by a ``TitleKeyer`` that carries the
+profile's content hash as its ``stamp``; ``aggregate_state`` records the stamp per repository and
+a reader whose profile has another hash does not use them (it counts from titles, as before).
+
+``refresh_aggregates`` is the one function every write path calls with the buckets its write
+touched (the old and the new merge time of an updated PR): it recounts exactly those buckets,
+set-based, from ``prs`` and ``pr_tags``, inside the writer's transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+BUCKET_MINUTES = 15
+# the quarter-hour a stored merge time (``YYYY-MM-DDTHH:MM:SSZ``) falls in, as ``YYYY-MM-DDTHH:MM``
+BUCKET_SQL = "substr({col}, 1, 14) || printf('%02d', (CAST(substr({col}, 15, 2) AS INTEGER) / 15) * 15)"
+TITLE = "title:"
+_CHUNK = 500
+
+
+class TitleKeyer(Protocol):
+    """A title's topic keys under one profile; ``stamp`` is that profile's content hash."""
+
+    @property
+    def stamp(self) -> str: ...
+
+    def __call__(self, title: str) -> Iterable[str]: ...
+
+
+Connection = sqlite3.Connection
+
+
+def _conn(db: sqlite_utils.Database | sqlite3.Connection) -> sqlite3.Connection:
+    return db if isinstance(db, sqlite3.Connection) else db.conn
+
+
+def bucket_of(merged_at: str) -> str:
+    """The bucket of a stored merge time (see ``BUCKET_SQL``)."""
+    return f"{merged_at[:14]}{int(merged_at[14:16]) // BUCKET_MINUTES * BUCKET_MINUTES:02d}"
+
+
+def bucket_bound(moment: datetime) -> str | None:
+    """The bucket a range starting or ending at ``moment`` starts or ends at; None when ``moment``
+    is not on a quarter-hour of UTC (a rolling "last 7 days" ends at the current second)."""
+    utc = moment.astimezone(UTC)
+    if utc.second or utc.microsecond or utc.minute % BUCKET_MINUTES:
+        return None
+    return utc.strftime("%Y-%m-%dT%H:%M")
+
+
+def bucket_ranges(windows: Sequence[tuple[datetime, datetime]]) -> list[tuple[str, str]] | None:
+    bounds = []
+    for start, end in windows:
+        lo, hi = bucket_bound(start), bucket_bound(end)
+        if lo is None or hi is None:
+            return None
+        bounds.append((lo, hi))
+    return bounds
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+
+def _bucket_table(conn: sqlite3.Connection, buckets: Iterable[str]) -> None:
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS _agg_buckets (bucket TEXT PRIMARY KEY, lo TEXT, hi TEXT)")
+    conn.execute("DELETE FROM _agg_buckets")
+    rows = []
+    for b in set(buckets):
+        minute = int(b[14:16]) + BUCKET_MINUTES
+        hi = b[:14] + f"{minute:02d}" if minute < 60 else None
+        rows.append((b, b + ":00Z", (hi + ":00Z") if hi else b[:14] + "60:00Z"))  # ":60" sorts after ":59"
+    conn.executemany("INSERT INTO _agg_buckets VALUES (?, ?, ?)", rows)
+
+
+def refresh_aggregates(
+    db: sqlite_utils.Database | sqlite3.Connection,
+    repo: str,
+    buckets: Iterable[str] | None = None,
+    *,
+    title_keys: TitleKeyer | None = None,
+) -> None:
+    """Recount the aggregates of ``repo`` in ``buckets`` (all of the repository's when None).
+
+    Call it inside the write transaction that changed ``prs``/``pr_tags``, with the buckets of
+    every merge time it wrote or removed (``bucket_of``). Counts are rebuilt from the rows with
+    three set-based statements; title topics need ``title_keys`` (the writer's profile): without
+    it, or when the repository's topics were counted by another profile, the topic counts of the
+    whole repository are recounted with it, or (no keyer) marked unusable until a writer with one
+    comes (``prdigest reclassify`` recounts them).
+    """
+    conn = _conn(db)
+    everything = buckets is None
+    if everything:
+        conn.execute("DELETE FROM pr_aggregates WHERE repo = ?", (repo,))
+        source = "prs p WHERE p.repo = :repo"
+        tags = "pr_tags t WHERE t.repo = :repo"
+    else:
+        assert buckets is not None
+        _bucket_table(conn, buckets)
+        # every key of those buckets, found through idx_pr_aggregates_bucket
+        conn.execute(
+            "DELETE FROM pr_aggregates WHERE repo = :repo AND bucket IN (SELECT bucket FROM _agg_buckets)",
+            {"repo": repo},
+        )
+        source = "_agg_buckets b JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi"
+        tags = (
+            "_agg_buckets b JOIN pr_tags t ON t.repo = :repo AND t.merged_at >= b.lo AND t.merged_at < b.hi"
+        )
+    p_bucket = BUCKET_SQL.format(col="p.merged_at")
+    t_bucket = BUCKET_SQL.format(col="t.merged_at")
+    conn.execute(
+        f"INSERT INTO pr_aggregates (repo, key, bucket, n) SELECT :repo, 'merged', {p_bucket}, count(*) "
+        f"FROM {source} GROUP BY 3",
+        {"repo": repo},
+    )
+    conn.execute(
+        f"INSERT INTO pr_aggregates (repo, key, bucket, n) SELECT :repo, t.tag_type || ':' || t.tag, "
+        f"{t_bucket}, count(*) FROM {tags} GROUP BY 2, 3",
+        {"repo": repo},
+    )
+    conn.execute(
+        f"INSERT OR IGNORE INTO aggregate_keys (repo, key) SELECT DISTINCT :repo, t.tag_type || ':' || t.tag FROM {tags}",
+        {"repo": repo},
+    )
+    stamp = terms_stamp(conn, repo)
+    if title_keys is None:
+        if stamp:
+            conn.execute(
+                "DELETE FROM pr_aggregates WHERE repo = ? AND key >= 'title:' AND key < 'title;'", (repo,)
+            )
+            _set_stamp(conn, repo, "")
+        return
+    if not everything and stamp != title_keys.stamp:
+        everything = True  # counted by another profile (or never): recount the whole repository
+        conn.execute(
+            "DELETE FROM pr_aggregates WHERE repo = ? AND key >= 'title:' AND key < 'title;'", (repo,)
+        )
+        source = "prs p WHERE p.repo = :repo"
+    rows = conn.execute(f"SELECT {p_bucket}, p.title FROM {source}", {"repo": repo})
+    counts: Counter[tuple[str, str]] = Counter()
+    for bucket, title in rows:
+        for key in title_keys(title):
+            counts[(TITLE + key, bucket)] += 1
+    conn.executemany(
+        "INSERT INTO pr_aggregates (repo, key, bucket, n) VALUES (?, ?, ?, ?)",
+        ((repo, key, bucket, n) for (key, bucket), n in counts.items()),
+    )
+    _set_stamp(conn, repo, title_keys.stamp)
+
+
+def terms_stamp(db: sqlite_utils.Database | sqlite3.Connection, repo: str) -> str:
+    """The profile content hash the repository's title topics were counted with ("" if none)."""
+    row = _conn(db).execute("SELECT terms_stamp FROM aggregate_state WHERE repo = ?", (repo,)).fetchone()
+    return str(row[0]) if row else ""
+
+
+def _set_stamp(conn: sqlite3.Connection, repo: str, stamp: str) -> None:
+    conn.execute(
+        "INSERT INTO aggregate_state (repo, terms_stamp) VALUES (?, ?) "
+        "ON CONFLICT (repo) DO UPDATE SET terms_stamp = excluded.terms_stamp",
+        (repo, stamp),
+    )
+
+
+def refresh_all(db: sqlite_utils.Database | sqlite3.Connection, title_keys: TitleKeyer | None = None) -> None:
+    """Recount every repository (migration, a repair)."""
+    conn = _conn(db)
+    for (repo,) in conn.execute("SELECT DISTINCT repo FROM prs").fetchall():
+        refresh_aggregates(conn, repo, None, title_keys=title_keys)
+
+
+def title_counts_stale(db: sqlite_utils.Database | sqlite3.Connection, repo: str, stamp: str) -> bool:
+    return terms_stamp(db, repo) != stamp
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+
+def window_counts(
+    db: sqlite_utils.Database | sqlite3.Connection,
+    repo: str,
+    windows: Sequence[tuple[datetime, datetime]],
+    prefix: str,
+) -> list[dict[str, int]] | None:
+    """Per window, the count of every key starting with ``prefix`` (``module:``, ``flag:``; the
+    prefix is cut off) or of ``merged`` (prefix ``merged``). None when a window is not whole
+    buckets: the caller counts rows."""
+    bounds = bucket_ranges(windows)
+    if bounds is None:
+        return None
+    conn = _conn(db)
+    out: list[dict[str, int]] = [{} for _ in bounds]
+    if not bounds:
+        return out
+    if prefix == "merged":
+        keys, params = "key = 'merged'", [repo]
+    else:  # the repository's keys of that kind, each read as one range of the primary key
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        keys = "key IN (SELECT key FROM aggregate_keys WHERE repo = ? AND key >= ? AND key < ?)"
+        params = [repo, repo, prefix, upper]
+    which = " ".join(f"WHEN bucket >= ? AND bucket < ? THEN {i}" for i in range(len(bounds)))
+    rows = conn.execute(
+        f"SELECT key, CASE {which} END AS w, sum(n) FROM pr_aggregates WHERE repo = ? AND {keys} "
+        "AND bucket >= ? AND bucket < ? GROUP BY key, w",
+        (
+            *(b for pair in bounds for b in pair),
+            *params,
+            min(lo for lo, _ in bounds),
+            max(hi for _, hi in bounds),
+        ),
+    ).fetchall()
+    cut = 0 if prefix == "merged" else len(prefix)
+    for key, w, n in rows:
+        if w is not None and n:
+            out[w][str(key)[cut:]] = int(n)
+    if prefix == "merged":
+        for counts in out:
+            counts.setdefault("merged", 0)
+    return out
+
+
+class TitleCounts:
+    """How many titles of some windows carry each topic key, read from ``pr_aggregates`` on demand.
+
+    ``fetch`` reads many keys in one statement (a digest's candidate topics); a key asked for
+    later is read then. ``prs``/``with_data`` are the windows' title totals.
+    """
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        repo: str,
+        bounds: Sequence[tuple[str, str]],
+        merged: Sequence[int],
+    ) -> None:
+        self._conn = conn
+        self._repo = repo
+        self._bounds = list(bounds)
+        self._lo = min((lo for lo, _ in bounds), default="")
+        self._hi = max((hi for _, hi in bounds), default="")
+        self._counts: dict[str, int] = {}
+        self.windows = len(bounds)
+        self.with_data = sum(1 for n in merged if n)
+        self.prs = sum(merged)
+
+    def fetch(self, keys: Iterable[str]) -> None:
+        wanted = sorted({k for k in keys if k not in self._counts})
+        for k in wanted:
+            self._counts[k] = 0
+        if not wanted or not self.prs:
+            return
+        for i in range(0, len(wanted), _CHUNK):
+            chunk = [TITLE + k for k in wanted[i : i + _CHUNK]]
+            marks = ",".join("?" * len(chunk))
+            ranges = " OR ".join("(bucket >= ? AND bucket < ?)" for _ in self._bounds)
+            rows = self._conn.execute(  # the overall range lets each key's rows be one index seek
+                f"SELECT key, sum(n) FROM pr_aggregates WHERE repo = ? AND key IN ({marks}) "
+                f"AND bucket >= ? AND bucket < ? AND ({ranges}) GROUP BY key",
+                (self._repo, *chunk, self._lo, self._hi, *(b for pair in self._bounds for b in pair)),
+            ).fetchall()
+            for key, n in rows:
+                self._counts[str(key)[len(TITLE) :]] = int(n)
+
+    def __getitem__(self, key: str) -> int:
+        if key not in self._counts:
+            self.fetch((key,))
+        return self._counts[key]
+
+
+def title_counts(
+    db: sqlite_utils.Database | sqlite3.Connection,
+    repo: str,
+    windows: Sequence[tuple[datetime, datetime]],
+    stamp: str,
+    merged: Sequence[int],
+) -> TitleCounts | None:
+    """The windows' title-topic counts when they are stored for the profile ``stamp`` and the
+    windows are whole buckets; else None (count from the titles)."""
+    bounds = bucket_ranges(windows)
+    if bounds is None or not stamp or terms_stamp(db, repo) != stamp:
+        return None
+    return TitleCounts(_conn(db), repo, bounds, merged)
