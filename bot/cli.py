@@ -18,14 +18,14 @@ from typing import Any, ClassVar
 import click
 
 from bot.answer import answer
-from bot.config import ConfigError, Settings, active_profile, load_settings
+from bot.config import ConfigError, Settings, active_profile, load_settings, secret
 from bot.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from bot.runtime import settle_heap
 from classify.rules import Profile, ProfileError
 from commands.locale import t
 from commands.model import Invocation, Reply
 from commands.params import for_surface
-from commands.registry import REGISTRY, CommandSpec, Context, load_all
+from commands.registry import CommandSpec, Context, dispatch, load
 from commands.render import FORMATS, render
 from commands.title_keys import ProfileTitleKeys
 from storage.prs import PRStore
@@ -126,12 +126,10 @@ def run_command(
     settings = _settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
-    if name == "help":
-        from storage.db import connect
-
-        store = PRStore(connect(":memory:"))
+    if name == "help":  # help reads no cache; the commands' parameters do not need one either
+        store = PRStore(_NoCache())
     else:
-        store = _store(path, settings=settings, profile=profile)  # `pr` may fetch and store a PR
+        store = _reader(path, settings) or _store(path, settings=settings, profile=profile)
     inv = Invocation(
         command=name,
         args=words,
@@ -143,9 +141,34 @@ def run_command(
         platform="cli",
     )
     ctx = Context(store=store, profile=profile)
-    load_all()  # every command module imported before the heap is settled
+    load(name)  # the command's module imported before the heap is settled
     settle_heap(collect=False)
-    return answer(inv, ctx, settings)
+    reply = dispatch(inv, ctx)
+    if reply.not_cached is not None and secret(settings.github_token) and name != "help":
+        # `pr` of a PR the cache lacks: fetch and store it through a writer's connection
+        store.db.close()
+        ctx = Context(store=_store(path, settings=settings, profile=profile), profile=profile)
+        reply = answer(inv, ctx, settings)
+    return reply
+
+
+class _NoCache:
+    """``help``'s store: it answers from the registry and never reads a cache; a query is a bug."""
+
+    def execute(self, sql: str, parameters: Any = ()) -> Any:
+        raise AssertionError(f"help read the cache: {sql}")
+
+    def close(self) -> None:
+        return
+
+
+def _reader(path: Path, settings: Settings) -> PRStore | None:
+    """The cache opened for a one-shot read without sqlite-utils (``storage.reader``), or None
+    when it needs the full check (which migrates or reports it)."""
+    from storage.reader import open_current
+
+    cache = open_current(path, lock_timeout=settings.prdigest_lock_timeout)
+    return PRStore(cache) if cache is not None else None  # type: ignore[arg-type]
 
 
 def command_help(spec: CommandSpec) -> str:
@@ -252,6 +275,11 @@ def post_to(reply: Reply, target: str) -> int:
     return 0
 
 
+# The registry's commands a terminal has (chat-only ones, /subscribe …, have terminal counterparts
+# of their own); each is built from its registration when invoked (tests check this list).
+CLI_COMMANDS = ("digest", "help", "pr", "risks", "search")
+
+
 class LazyGroup(click.Group):
     """Edge commands whose adapters pull in heavy SDKs (slack_bolt, aiohttp, httpx) are imported
     only when invoked, so `prdigest digest` starts in a fraction of a second."""
@@ -297,9 +325,13 @@ class LazyGroup(click.Group):
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*super().list_commands(ctx), *self.lazy])
+        return sorted({*super().list_commands(ctx), *self.lazy, *CLI_COMMANDS})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in CLI_COMMANDS and cmd_name not in self.commands:
+            spec = load(cmd_name)  # only the command asked for is imported (and built)
+            assert spec is not None and spec.cli
+            self.add_command(_make_command(spec))
         if cmd_name in self.lazy:
             import importlib
 
@@ -310,10 +342,14 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [
-            (name, self.lazy[name][2] if name in self.lazy else (self.commands[name].get_short_help_str(60)))
-            for name in self.list_commands(ctx)
-        ]
+        def short(name: str) -> str:
+            if name in self.lazy:
+                return self.lazy[name][2]
+            if name in CLI_COMMANDS:  # the registry's summary key, without importing the command
+                return t("en", f"cmd.{name}")
+            return self.commands[name].get_short_help_str(60)
+
+        rows = [(name, short(name)) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -322,12 +358,6 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="prdigest")
 def cli() -> None:
     """Weekly digests, risk flags and slash commands for the merged PRs of a GitHub repository."""
-
-
-load_all()
-for _spec in REGISTRY.values():
-    if _spec.cli:  # chat-only commands (/subscribe …) have terminal counterparts of their own
-        cli.add_command(_make_command(_spec))
 
 
 @cli.command()

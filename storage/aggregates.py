@@ -22,13 +22,14 @@ set-based, from ``prs`` and ``pr_tags``, inside the writer's transaction.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported by storage.prs, which `prdigest --help` loads: no SQLite at import
+    import sqlite3
+
     import sqlite_utils
 
 BUCKET_MINUTES = 15
@@ -47,11 +48,9 @@ class TitleKeyer(Protocol):
     def __call__(self, title: str) -> Iterable[str]: ...
 
 
-Connection = sqlite3.Connection
-
-
 def _conn(db: sqlite_utils.Database | sqlite3.Connection) -> sqlite3.Connection:
-    return db if isinstance(db, sqlite3.Connection) else db.conn
+    conn: sqlite3.Connection | None = getattr(db, "conn", None)  # a sqlite-utils Database
+    return conn if conn is not None else db  # type: ignore[return-value]
 
 
 def bucket_of(merged_at: str) -> str:
