@@ -277,7 +277,7 @@ def post_to(reply: Reply, target: str) -> int:
 
 # The registry's commands a terminal has (chat-only ones, /subscribe …, have terminal counterparts
 # of their own); each is built from its registration when invoked (tests check this list).
-CLI_COMMANDS = ("digest", "help", "pr", "risks", "search")
+CLI_COMMANDS = ("digest", "help", "pr", "risks", "search", "preview")
 
 
 class LazyGroup(click.Group):

@@ -87,8 +87,8 @@ def remember_shape(migrations: tuple[str, ...], shapes: dict[str, Shape]) -> Non
     written simply means no fast path."""
     try:
         file = shape_file()
-        if file.exists():
-            return
+        if _remembered() is not None:
+            return  # written before (and readable)
         blob = json.dumps({"migrations": list(migrations), "shapes": _normal(shapes)}, sort_keys=True)
         file.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".schema-", suffix=".tmp")
