@@ -97,8 +97,12 @@ def refresh_aggregates(
     buckets: Iterable[str] | None = None,
     *,
     title_keys: TitleKeyer | None = None,
+    titles: bool = True,
 ) -> None:
     """Recount the aggregates of ``repo`` in ``buckets`` (all of the repository's when None).
+
+    ``titles=False``: the write changed no title and no merge time (a reclassify), so the title
+    topics of those buckets are kept as they are and only the other counts are redone.
 
     Call it inside the write transaction that changed ``prs``/``pr_tags``, with the buckets of
     every merge time it wrote or removed (``bucket_of``). Counts are rebuilt from the rows with
@@ -116,14 +120,22 @@ def refresh_aggregates(
     else:
         assert buckets is not None
         _bucket_table(conn, buckets)
-        # every key of those buckets, found through idx_pr_aggregates_bucket
+        # every key of those buckets (but their title topics when they stay), found through
+        # idx_pr_aggregates_bucket
+        keep = "" if titles else " AND (key < 'title:' OR key >= 'title;')"
         conn.execute(
-            "DELETE FROM pr_aggregates WHERE repo = :repo AND bucket IN (SELECT bucket FROM _agg_buckets)",
+            "DELETE FROM pr_aggregates WHERE repo = :repo AND bucket IN (SELECT bucket FROM _agg_buckets)"
+            + keep,
             {"repo": repo},
         )
-        source = "_agg_buckets b JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi"
+        # CROSS JOIN: SQLite keeps this order (the few touched buckets first, then their rows)
+        source = (
+            "_agg_buckets b CROSS JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi"
+        )
+        # pr_tags has no (repo, merged_at) index: reach a bucket's tags through its PRs
         tags = (
-            "_agg_buckets b JOIN pr_tags t ON t.repo = :repo AND t.merged_at >= b.lo AND t.merged_at < b.hi"
+            "_agg_buckets b CROSS JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi "
+            "CROSS JOIN pr_tags t ON t.repo = p.repo AND t.number = p.number"
         )
     p_bucket = BUCKET_SQL.format(col="p.merged_at")
     t_bucket = BUCKET_SQL.format(col="t.merged_at")
@@ -142,6 +154,8 @@ def refresh_aggregates(
         {"repo": repo},
     )
     stamp = terms_stamp(conn, repo)
+    if not everything and not titles and (title_keys is None or stamp == title_keys.stamp):
+        return  # the buckets' title topics are still right (or, without a stamp, still unused)
     if title_keys is None:
         if stamp:
             conn.execute(

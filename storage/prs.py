@@ -396,12 +396,13 @@ class PRStore:
         # check that both give the same answers — tests/storage/test_aggregates_equivalence.py)
         self.use_aggregates = True
 
-    def refresh_aggregates(self, touched: Mapping[str, set[str]]) -> None:
+    def refresh_aggregates(self, touched: Mapping[str, set[str]], *, titles: bool = True) -> None:
         """Recount the aggregates of the buckets a write touched (repo → buckets); see
-        ``storage.aggregates.refresh_aggregates``, which every write path calls."""
+        ``storage.aggregates.refresh_aggregates``, which every write path calls (``titles=False``
+        when the write changed no title or merge time)."""
         for repo, buckets in touched.items():
             if buckets:
-                refresh_aggregates(self.db, repo, buckets, title_keys=self.title_keys)
+                refresh_aggregates(self.db, repo, buckets, title_keys=self.title_keys, titles=titles)
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -514,7 +515,7 @@ class PRStore:
             conn.executemany(
                 "UPDATE prs SET profile_hash = ? WHERE repo = ? AND number = ? AND profile_hash != ?", same
             )
-            self.refresh_aggregates(touched)
+            self.refresh_aggregates(touched, titles=False)  # classifications only: titles unchanged
         return changed
 
     def change_token(self) -> tuple[int, int]:
