@@ -13,30 +13,31 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
-from bot.answer import answer
-from bot.config import ConfigError, Settings, active_profile, load_settings, secret
 from bot.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
-from bot.runtime import settle_heap
-from classify.rules import Profile, ProfileError
+from commands.formats import FORMATS
 from commands.locale import t
-from commands.model import Invocation, Reply
-from commands.params import for_surface
-from commands.registry import CommandSpec, Context, dispatch, load
-from commands.render import FORMATS, render
-from commands.title_keys import ProfileTitleKeys
-from storage.prs import PRStore
 
-# storage.db (sqlite3, sqlite-utils, migrations) and bot.ingest are imported where a command opens
-# the cache: `prdigest --help` and every usage error answer without them (issue 14, point 1).
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from classify.rules import Profile
+    from commands.model import Reply
+    from commands.registry import CommandSpec
+    from storage.prs import PRStore
+
+# Everything else is imported where it is used: `prdigest --help` lists the commands from the
+# registry's table and the locale alone (no pydantic, no settings, no rule profile, no SQLite),
+# and a one-shot read imports only its own command (issue 14, point 1).
 
 DEMO_DB = Path("prdigest-demo.db")
 
 
 def _settings() -> Settings:
+    from bot.config import ConfigError, load_settings
+
     try:
         return load_settings()
     except ConfigError as exc:
@@ -44,6 +45,9 @@ def _settings() -> Settings:
 
 
 def _profile(settings: Settings) -> Profile:
+    from bot.config import active_profile
+    from classify.rules import ProfileError
+
     try:
         return active_profile(settings)
     except ProfileError as exc:
@@ -59,7 +63,9 @@ def _store(
 ) -> PRStore:
     """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they
     wait, and the ``profile`` whose title topics their writes count into the aggregates."""
+    from commands.title_keys import ProfileTitleKeys
     from storage.db import StoreError, StoreUnavailable, connect
+    from storage.prs import PRStore
 
     keys = ProfileTitleKeys(profile) if profile is not None else None
     try:
@@ -104,6 +110,8 @@ def emit(reply: Reply, fmt: str) -> int:
     if reply.status == "usage":
         click.echo(f"prdigest: {reply.title}", err=True)
         return EXIT_USAGE
+    from commands.render import render
+
     text = render(reply, fmt)  # type: ignore[arg-type]
     if reply.status == "not_found":
         if fmt == "json":
@@ -123,11 +131,18 @@ def run_command(
     options: dict[str, object] | None = None,
     now: datetime | None = None,
 ) -> Reply:
+    from bot.answer import answer
+    from bot.config import secret
+    from bot.runtime import settle_heap
+    from commands.model import Invocation
+    from commands.registry import Context, dispatch, load
+    from storage.prs import PRStore
+
     settings = _settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
     if name == "help":  # help reads no cache; the commands' parameters do not need one either
-        store = PRStore(_NoCache())
+        store = PRStore(_NoCache())  # type: ignore[arg-type]
     else:
         store = _reader(path, settings) or _store(path, settings=settings, profile=profile)
     inv = Invocation(
@@ -165,6 +180,7 @@ class _NoCache:
 def _reader(path: Path, settings: Settings) -> PRStore | None:
     """The cache opened for a one-shot read without sqlite-utils (``storage.reader``), or None
     when it needs the full check (which migrates or reports it)."""
+    from storage.prs import PRStore
     from storage.reader import open_current
 
     cache = open_current(path, lock_timeout=settings.prdigest_lock_timeout)
@@ -173,6 +189,8 @@ def _reader(path: Path, settings: Settings) -> PRStore | None:
 
 def command_help(spec: CommandSpec) -> str:
     """``prdigest COMMAND --help``, generated from the command's declared parameters."""
+    from commands.params import for_surface
+
     summary = t("en", spec.summary)
     lines = [summary, "", f"Usage: prdigest {spec.usage}"]
     positional = [p for p in for_surface(spec.params, "cli") if p.positional]
@@ -190,6 +208,8 @@ def command_help(spec: CommandSpec) -> str:
 
 def _make_command(spec: CommandSpec) -> click.Command:
     """One CLI subcommand from a registered command: its words, its declared options, --post, --chart."""
+    from commands.params import for_surface
+
     options = [p for p in for_surface(spec.params, "cli") if p.option]
     metavar = " ".join(p.usage() for p in for_surface(spec.params, "cli") if p.positional)
 
@@ -329,6 +349,8 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in CLI_COMMANDS and cmd_name not in self.commands:
+            from commands.registry import load
+
             spec = load(cmd_name)  # only the command asked for is imported (and built)
             assert spec is not None and spec.cli
             self.add_command(_make_command(spec))
@@ -481,6 +503,20 @@ def backup_(file: Path, db: Path | None) -> None:
     click.echo(f"backed up {result.prs} PRs to {result.path} ({result.size / 1_000_000:.1f} MB)")
 
 
+def _exit_on_config_error(exc: Exception) -> None:
+    """One line and exit 2 for a setting or rule profile the user must fix. Their classes live in
+    modules a run that never read settings did not import, so they are looked up then."""
+    config, rules = sys.modules.get("bot.config"), sys.modules.get("classify.rules")
+    kinds = tuple(
+        k
+        for k in (getattr(config, "ConfigError", None), getattr(rules, "ProfileError", None))
+        if k is not None
+    )
+    if kinds and isinstance(exc, kinds):
+        click.echo(f"prdigest: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
 def _exit_on_storage_failure(exc: Exception) -> None:
     """Exit with one line for a failure of the cache; return for anything else (a bug: traceback).
 
@@ -524,13 +560,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except (ConfigError, ProfileError) as exc:
-        click.echo(f"prdigest: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
     except click.Abort:
         click.echo("prdigest: aborted", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:
+        _exit_on_config_error(exc)
         _exit_on_storage_failure(exc)
         raise
     except KeyboardInterrupt:
