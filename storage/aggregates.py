@@ -23,8 +23,9 @@ set-based, from ``prs`` and ``pr_tags``, inside the writer's transaction.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # imported by storage.prs, which `prdigest --help` loads: no SQLite at import
@@ -58,23 +59,37 @@ def bucket_of(merged_at: str) -> str:
     return f"{merged_at[:14]}{int(merged_at[14:16]) // BUCKET_MINUTES * BUCKET_MINUTES:02d}"
 
 
-def bucket_bound(moment: datetime) -> str | None:
-    """The bucket a range starting or ending at ``moment`` starts or ends at; None when ``moment``
-    is not on a quarter-hour of UTC (a rolling "last 7 days" ends at the current second)."""
-    utc = moment.astimezone(UTC)
-    if utc.second or utc.microsecond or utc.minute % BUCKET_MINUTES:
-        return None
-    return utc.strftime("%Y-%m-%dT%H:%M")
+def _stamp(moment: datetime) -> str:
+    """A moment as stored merge times are written (``storage.prs.iso``: UTC, whole seconds)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def bucket_ranges(windows: Sequence[tuple[datetime, datetime]]) -> list[tuple[str, str]] | None:
-    bounds = []
-    for start, end in windows:
-        lo, hi = bucket_bound(start), bucket_bound(end)
-        if lo is None or hi is None:
-            return None
-        bounds.append((lo, hi))
-    return bounds
+@dataclass(frozen=True)
+class Split:
+    """A range [start, end) as whole buckets [lo, hi) plus the partial quarter-hours at its ends
+    (``edges``, as stored-time ranges), which are counted from the rows: a rolling "last 7 days"
+    ends at the current second, and a zone's midnight is a quarter-hour of UTC."""
+
+    lo: str
+    hi: str
+    edges: tuple[tuple[str, str], ...]
+
+
+def split(start: datetime, end: datetime) -> Split:
+    first, last = start.astimezone(UTC).replace(microsecond=0), end.astimezone(UTC).replace(microsecond=0)
+    step = timedelta(minutes=BUCKET_MINUTES)
+    floor_end = last.replace(second=0) - timedelta(minutes=last.minute % BUCKET_MINUTES)
+    ceil_start = first.replace(second=0) - timedelta(minutes=first.minute % BUCKET_MINUTES)
+    if ceil_start < first:
+        ceil_start += step
+    if ceil_start >= floor_end:  # no whole bucket inside: all of it from the rows
+        return Split("", "", ((_stamp(first), _stamp(last)),) if first < last else ())
+    edges = []
+    if first < ceil_start:
+        edges.append((_stamp(first), _stamp(ceil_start)))
+    if floor_end < last:
+        edges.append((_stamp(floor_end), _stamp(last)))
+    return Split(ceil_start.strftime("%Y-%m-%dT%H:%M"), floor_end.strftime("%Y-%m-%dT%H:%M"), tuple(edges))
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -216,14 +231,18 @@ def window_counts(
     prefix: str,
 ) -> list[dict[str, int]] | None:
     """Per window, the count of every key starting with ``prefix`` (``module:``, ``flag:``; the
-    prefix is cut off) or of ``merged`` (prefix ``merged``). None when a window is not whole
-    buckets: the caller counts rows."""
-    bounds = bucket_ranges(windows)
-    if bounds is None:
-        return None
+    prefix is cut off) or of ``merged`` (prefix ``merged``): whole buckets from the aggregates,
+    partial quarter-hours at a window's ends from the rows."""
+    splits = [split(s, e) for s, e in windows]
     conn = _conn(db)
-    out: list[dict[str, int]] = [{} for _ in bounds]
-    if not bounds:
+    out: list[dict[str, int]] = [{} for _ in splits]
+    for i, part in enumerate(splits):
+        for lo, hi in part.edges:
+            _count_edge(conn, repo, lo, hi, prefix, out[i])
+    bounds = [(p.lo, p.hi) for p in splits]
+    if not any(lo for lo, _ in bounds):
+        for counts in out if prefix == "merged" else ():
+            counts.setdefault("merged", 0)
         return out
     if prefix == "merged":
         keys, params = "key = 'merged'", [repo]
@@ -231,32 +250,55 @@ def window_counts(
         upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
         keys = "key IN (SELECT key FROM aggregate_keys WHERE repo = ? AND key >= ? AND key < ?)"
         params = [repo, repo, prefix, upper]
-    which = " ".join(f"WHEN bucket >= ? AND bucket < ? THEN {i}" for i in range(len(bounds)))
+    which = " ".join(f"WHEN bucket >= ? AND bucket < ? THEN {i}" for i in range(len(bounds)) if bounds[i][0])
     rows = conn.execute(
         f"SELECT key, CASE {which} END AS w, sum(n) FROM pr_aggregates WHERE repo = ? AND {keys} "
         "AND bucket >= ? AND bucket < ? GROUP BY key, w",
         (
-            *(b for pair in bounds for b in pair),
+            *(b for pair in bounds if pair[0] for b in pair),
             *params,
-            min(lo for lo, _ in bounds),
-            max(hi for _, hi in bounds),
+            min(lo for lo, _ in bounds if lo),
+            max(hi for lo, hi in bounds if lo),
         ),
     ).fetchall()
     cut = 0 if prefix == "merged" else len(prefix)
     for key, w, n in rows:
         if w is not None and n:
-            out[w][str(key)[cut:]] = int(n)
+            name = str(key)[cut:]
+            out[w][name] = out[w].get(name, 0) + int(n)
     if prefix == "merged":
         for counts in out:
             counts.setdefault("merged", 0)
     return out
 
 
+def _count_edge(
+    conn: sqlite3.Connection, repo: str, lo: str, hi: str, prefix: str, into: dict[str, int]
+) -> None:
+    """Add the counts of the PRs merged in [lo, hi) (less than a quarter-hour) read from the rows."""
+    if prefix == "merged":
+        row = conn.execute(
+            "SELECT count(*) FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ?", (repo, lo, hi)
+        ).fetchone()
+        if row[0]:
+            into["merged"] = into.get("merged", 0) + int(row[0])
+        return
+    rows = conn.execute(
+        "SELECT t.tag, count(*) FROM prs p CROSS JOIN pr_tags t ON t.repo = p.repo AND t.number = p.number "
+        "WHERE p.repo = ? AND p.merged_at >= ? AND p.merged_at < ? AND t.tag_type = ? GROUP BY t.tag",
+        (repo, lo, hi, prefix.rstrip(":")),
+    ).fetchall()
+    for tag, n in rows:
+        into[str(tag)] = into.get(str(tag), 0) + int(n)
+
+
 class TitleCounts:
     """How many titles of some windows carry each topic key, read from ``pr_aggregates`` on demand.
 
     ``fetch`` reads many keys in one statement (a digest's candidate topics); a key asked for
-    later is read then. ``prs``/``with_data`` are the windows' title totals.
+    later is read then. ``prs``/``with_data`` are the windows' title totals. The titles of the
+    partial quarter-hours at the windows' ends (``edge_titles``) are not in the aggregates: the
+    caller counts their topics with ``count_edges``.
     """
 
     def __init__(
@@ -265,6 +307,7 @@ class TitleCounts:
         repo: str,
         bounds: Sequence[tuple[str, str]],
         merged: Sequence[int],
+        edge_titles: Sequence[str] = (),
     ) -> None:
         self._conn = conn
         self._repo = repo
@@ -272,15 +315,23 @@ class TitleCounts:
         self._lo = min((lo for lo, _ in bounds), default="")
         self._hi = max((hi for _, hi in bounds), default="")
         self._counts: dict[str, int] = {}
-        self.windows = len(bounds)
+        self._extra: Counter[str] = Counter()
+        self.edge_titles = list(edge_titles)
+        self.windows = len(merged)
         self.with_data = sum(1 for n in merged if n)
         self.prs = sum(merged)
+
+    def count_edges(self, keys: Callable[[str], Iterable[str]]) -> None:
+        """Add the topics of the edge titles, as ``keys`` reads a title (the profile's vocabulary)."""
+        for title in self.edge_titles:
+            self._extra.update(keys(title))
+        self.edge_titles = []
 
     def fetch(self, keys: Iterable[str]) -> None:
         wanted = sorted({k for k in keys if k not in self._counts})
         for k in wanted:
             self._counts[k] = 0
-        if not wanted or not self.prs:
+        if not wanted or not self.prs or not self._bounds:
             return
         for i in range(0, len(wanted), _CHUNK):
             chunk = [TITLE + k for k in wanted[i : i + _CHUNK]]
@@ -297,7 +348,7 @@ class TitleCounts:
     def __getitem__(self, key: str) -> int:
         if key not in self._counts:
             self.fetch((key,))
-        return self._counts[key]
+        return self._counts[key] + self._extra[key]
 
 
 def title_counts(
@@ -307,9 +358,18 @@ def title_counts(
     stamp: str,
     merged: Sequence[int],
 ) -> TitleCounts | None:
-    """The windows' title-topic counts when they are stored for the profile ``stamp`` and the
-    windows are whole buckets; else None (count from the titles)."""
-    bounds = bucket_ranges(windows)
-    if bounds is None or not stamp or terms_stamp(db, repo) != stamp:
+    """The windows' title-topic counts when they are stored for the profile ``stamp``, else None
+    (count from the titles). The titles of partial quarter-hours come along as ``edge_titles``."""
+    if not stamp or terms_stamp(db, repo) != stamp:
         return None
-    return TitleCounts(_conn(db), repo, bounds, merged)
+    conn = _conn(db)
+    splits = [split(s, e) for s, e in windows]
+    edges = [
+        str(title)
+        for part in splits
+        for lo, hi in part.edges
+        for (title,) in conn.execute(
+            "SELECT title FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ?", (repo, lo, hi)
+        )
+    ]
+    return TitleCounts(conn, repo, [(p.lo, p.hi) for p in splits if p.lo], merged, edges)

@@ -695,8 +695,8 @@ class PRStore:
     def window_aggregates(
         self, repo: str, windows: Sequence[tuple[datetime, datetime]]
     ) -> list[tuple[int, dict[str, int], dict[str, int]]] | None:
-        """(merged, flag counts, module counts) of each window from the write-time aggregates;
-        None when they cannot answer exactly (switched off, or a window not whole quarter-hours)."""
+        """(merged, flag counts, module counts) of each window from the write-time aggregates (and
+        the rows of partial quarter-hours at its ends); None when switched off."""
         if not self.use_aggregates:
             return None
         merged = window_counts(self.db, repo, windows, "merged")

@@ -385,6 +385,7 @@ class _History:
         self.counts: Counter[str] | TitleCounts
         if isinstance(previous, TitleCounts):
             self.windows, self.with_data, self.prs = previous.windows, previous.with_data, previous.prs
+            previous.count_edges(vocab.keys)  # the partial quarter-hours at the windows' ends
             self.counts = previous
             return
         self.windows = len(

@@ -35,7 +35,7 @@ from storage.aggregates import terms_stamp
 from storage.db import connect
 from storage.prs import PRStore
 
-NOW = datetime(2026, 5, 20, 9, tzinfo=UTC)  # after the demo's last week, and after the synced PRs
+NOW = datetime(2026, 5, 13, 9, 7, 41, tzinfo=UTC)  # inside the synced PRs' span, not on a quarter-hour
 ZONES = ("UTC", "Asia/Kathmandu")  # +05:45: its weeks start on a quarter-hour of UTC
 WORDS = (("fp8",), ("ROCm", "kernel"), ("fix",))
 
@@ -64,7 +64,9 @@ def _asks(store: PRStore, profile: Profile) -> Iterator[tuple[str, tuple[str, ..
             for words in WORDS:
                 yield "search", (*words, week), zone
     yield "digest", ("last-week",), "UTC"
-    yield "digest", ("week",), "UTC"  # not closed: never cached
+    for zone in ZONES:  # the last 7 days end at the current second: partial quarter-hours at both ends
+        yield "digest", (), zone
+        yield "digest", ("week",), zone
     for words in WORDS:
         yield "search", words, "UTC"
 
