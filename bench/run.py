@@ -13,7 +13,7 @@
    The process is set up as ``prdigest serve`` sets itself up (``bot.runtime.settle_heap``; the
    closed-period ``DigestCache`` of a worker thread); ``--no-settle`` times CPython's default
    collector instead. Digests of random past weeks are timed twice: as the server answers them
-   (through its digest cache, which holds the last 16) and without any cache ("no cache": every
+   (through its digest cache, which holds the last 8) and without any cache ("no cache": every
    digest computed, from the write-time aggregates). The targets are issue 14's: p50 of ``pr``
    ≤ 1 ms, of ``risks``/``search`` ≤ 2 ms, of a week's ``digest`` ≤ 25 ms with p99 ≤ 50 ms.
 4. Time ``reclassify`` over the whole cache: with the profile it was classified with (nothing to

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from commands.report.stats import DigestStats
     from storage.prs import PRStore
 
-MAX_ENTRIES = 16
+# A week's digest holds its ~400 PRs, themes and comparison (~3 MB on the 200,000-PR benchmark): 8 per
+# command thread keep `serve` well inside its memory budget (issue 14, point 5).
+MAX_ENTRIES = 8
 
 
 class DigestCache:
