@@ -217,10 +217,6 @@ def refresh_all(db: sqlite_utils.Database | sqlite3.Connection, title_keys: Titl
         refresh_aggregates(conn, repo, None, title_keys=title_keys)
 
 
-def title_counts_stale(db: sqlite_utils.Database | sqlite3.Connection, repo: str, stamp: str) -> bool:
-    return terms_stamp(db, repo) != stamp
-
-
 # -- reading ---------------------------------------------------------------------------------------
 
 
