@@ -48,6 +48,7 @@ def commands(venv: Path, db: Path) -> dict[str, list[str]]:
         "prdigest help": [exe, "help"],
         f"prdigest pr {DEMO_PR}": [exe, "pr", DEMO_PR, "--db", str(db)],
         "prdigest risks": [exe, "risks", "--db", str(db)],
+        "prdigest search": [exe, "search", "fp8", "--db", str(db)],
     }
 
 
@@ -62,6 +63,17 @@ def _wall(argv: list[str], cwd: Path) -> float:
 
 def pyc_files(venv: Path) -> int:
     return sum(1 for _ in venv.glob("lib/python*/site-packages/**/__pycache__/*.pyc"))
+
+
+def own_pyc_files() -> int:
+    """Compiled modules of prdigest's own packages beside their sources (an editable install:
+    written at the first run, unless PYTHONDONTWRITEBYTECODE is set)."""
+    root = Path(__file__).resolve().parent.parent
+    return sum(
+        1
+        for pkg in ("bot", "commands", "storage", "classify")
+        for _ in root.glob(f"{pkg}/**/__pycache__/*.pyc")
+    )
 
 
 def measure(venv: Path, db: Path, runs: int, cwd: Path) -> list[dict[str, Any]]:
@@ -106,11 +118,15 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "venv": str(venv),
         "pyc_files_in_site_packages": pyc_files(venv),
+        "pyc_files_of_prdigest": own_pyc_files(),
+        "dont_write_bytecode": bool(os.environ.get("PYTHONDONTWRITEBYTECODE")),
         "load": os.getloadavg(),
         "rows": rows,
     }
     print(
-        f"{venv} ({result['pyc_files_in_site_packages']:,} .pyc files in site-packages; load {result['load'][0]:.1f})"
+        f"{venv} ({result['pyc_files_in_site_packages']:,} .pyc files in site-packages, "
+        f"{result['pyc_files_of_prdigest']} of prdigest's own modules"
+        f"{', PYTHONDONTWRITEBYTECODE set' if result['dont_write_bytecode'] else ''}; load {result['load'][0]:.1f})"
     )
     print(f"{'command':<24}{'median ms':>11}{'min':>8}{'max':>8}{'× python':>10}")
     for row in rows:

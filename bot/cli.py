@@ -13,29 +13,31 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
-from bot.answer import answer
-from bot.config import ConfigError, Settings, active_profile, load_settings
 from bot.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
-from bot.runtime import settle_heap
-from classify.rules import Profile, ProfileError
+from commands.formats import FORMATS
 from commands.locale import t
-from commands.model import Invocation, Reply
-from commands.params import for_surface
-from commands.registry import REGISTRY, CommandSpec, Context, load_all
-from commands.render import FORMATS, render
-from storage.prs import PRStore
 
-# storage.db (sqlite3, sqlite-utils, migrations) and bot.ingest are imported where a command opens
-# the cache: `prdigest --help` and every usage error answer without them (issue 14, point 1).
+if TYPE_CHECKING:
+    from bot.config import Settings
+    from classify.rules import Profile
+    from commands.model import Reply
+    from commands.registry import CommandSpec
+    from storage.prs import PRStore
+
+# Everything else is imported where it is used: `prdigest --help` lists the commands from the
+# registry's table and the locale alone (no pydantic, no settings, no rule profile, no SQLite),
+# and a one-shot read imports only its own command (issue 14, point 1).
 
 DEMO_DB = Path("prdigest-demo.db")
 
 
 def _settings() -> Settings:
+    from bot.config import ConfigError, load_settings
+
     try:
         return load_settings()
     except ConfigError as exc:
@@ -43,6 +45,9 @@ def _settings() -> Settings:
 
 
 def _profile(settings: Settings) -> Profile:
+    from bot.config import active_profile
+    from classify.rules import ProfileError
+
     try:
         return active_profile(settings)
     except ProfileError as exc:
@@ -53,15 +58,22 @@ def _say(message: str) -> None:
     click.echo(f"prdigest: {message}", err=True)
 
 
-def _store(path: Path, *, create: bool = False, settings: Settings | None = None) -> PRStore:
-    """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they wait."""
+def _store(
+    path: Path, *, create: bool = False, settings: Settings | None = None, profile: Profile | None = None
+) -> PRStore:
+    """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they
+    wait, and the ``profile`` whose title topics their writes count into the aggregates."""
+    from commands.title_keys import ProfileTitleKeys
     from storage.db import StoreError, StoreUnavailable, connect
+    from storage.prs import PRStore
 
+    keys = ProfileTitleKeys(profile) if profile is not None else None
     try:
         if settings is None:
-            return PRStore(connect(path, create=create))
+            return PRStore(connect(path, create=create), title_keys=keys)
         return PRStore(
-            connect(path, create=create, lock_timeout=settings.prdigest_lock_timeout, on_wait=_say)
+            connect(path, create=create, lock_timeout=settings.prdigest_lock_timeout, on_wait=_say),
+            title_keys=keys,
         )
     except StoreUnavailable:
         raise  # disk full, I/O error, a lock held too long: exit 1 in main()
@@ -98,6 +110,8 @@ def emit(reply: Reply, fmt: str) -> int:
     if reply.status == "usage":
         click.echo(f"prdigest: {reply.title}", err=True)
         return EXIT_USAGE
+    from commands.render import render
+
     text = render(reply, fmt)  # type: ignore[arg-type]
     if reply.status == "not_found":
         if fmt == "json":
@@ -117,15 +131,20 @@ def run_command(
     options: dict[str, object] | None = None,
     now: datetime | None = None,
 ) -> Reply:
+    from bot.answer import answer
+    from bot.config import secret
+    from bot.runtime import settle_heap
+    from commands.model import Invocation
+    from commands.registry import Context, dispatch, load
+    from storage.prs import PRStore
+
     settings = _settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
-    if name == "help":
-        from storage.db import connect
-
-        store = PRStore(connect(":memory:"))
+    if name == "help":  # help reads no cache; the commands' parameters do not need one either
+        store = PRStore(_NoCache())  # type: ignore[arg-type]
     else:
-        store = _store(path, settings=settings)
+        store = _reader(path, settings) or _store(path, settings=settings, profile=profile)
     inv = Invocation(
         command=name,
         args=words,
@@ -137,13 +156,41 @@ def run_command(
         platform="cli",
     )
     ctx = Context(store=store, profile=profile)
-    load_all()  # every command module imported before the heap is settled
+    load(name)  # the command's module imported before the heap is settled
     settle_heap(collect=False)
-    return answer(inv, ctx, settings)
+    reply = dispatch(inv, ctx)
+    if reply.not_cached is not None and secret(settings.github_token) and name != "help":
+        # `pr` of a PR the cache lacks: fetch and store it through a writer's connection
+        store.db.close()
+        ctx = Context(store=_store(path, settings=settings, profile=profile), profile=profile)
+        reply = answer(inv, ctx, settings)
+    return reply
+
+
+class _NoCache:
+    """``help``'s store: it answers from the registry and never reads a cache; a query is a bug."""
+
+    def execute(self, sql: str, parameters: Any = ()) -> Any:
+        raise AssertionError(f"help read the cache: {sql}")
+
+    def close(self) -> None:
+        return
+
+
+def _reader(path: Path, settings: Settings) -> PRStore | None:
+    """The cache opened for a one-shot read without sqlite-utils (``storage.reader``), or None
+    when it needs the full check (which migrates or reports it)."""
+    from storage.prs import PRStore
+    from storage.reader import open_current
+
+    cache = open_current(path, lock_timeout=settings.prdigest_lock_timeout)
+    return PRStore(cache) if cache is not None else None  # type: ignore[arg-type]
 
 
 def command_help(spec: CommandSpec) -> str:
     """``prdigest COMMAND --help``, generated from the command's declared parameters."""
+    from commands.params import for_surface
+
     summary = t("en", spec.summary)
     lines = [summary, "", f"Usage: prdigest {spec.usage}"]
     positional = [p for p in for_surface(spec.params, "cli") if p.positional]
@@ -161,6 +208,8 @@ def command_help(spec: CommandSpec) -> str:
 
 def _make_command(spec: CommandSpec) -> click.Command:
     """One CLI subcommand from a registered command: its words, its declared options, --post, --chart."""
+    from commands.params import for_surface
+
     options = [p for p in for_surface(spec.params, "cli") if p.option]
     metavar = " ".join(p.usage() for p in for_surface(spec.params, "cli") if p.positional)
 
@@ -246,6 +295,11 @@ def post_to(reply: Reply, target: str) -> int:
     return 0
 
 
+# The registry's commands a terminal has (chat-only ones, /subscribe …, have terminal counterparts
+# of their own); each is built from its registration when invoked (tests check this list).
+CLI_COMMANDS = ("digest", "help", "pr", "risks", "search", "preview")
+
+
 class LazyGroup(click.Group):
     """Edge commands whose adapters pull in heavy SDKs (slack_bolt, aiohttp, httpx) are imported
     only when invoked, so `prdigest digest` starts in a fraction of a second."""
@@ -291,9 +345,15 @@ class LazyGroup(click.Group):
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*super().list_commands(ctx), *self.lazy])
+        return sorted({*super().list_commands(ctx), *self.lazy, *CLI_COMMANDS})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in CLI_COMMANDS and cmd_name not in self.commands:
+            from commands.registry import load
+
+            spec = load(cmd_name)  # only the command asked for is imported (and built)
+            assert spec is not None and spec.cli
+            self.add_command(_make_command(spec))
         if cmd_name in self.lazy:
             import importlib
 
@@ -304,10 +364,14 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [
-            (name, self.lazy[name][2] if name in self.lazy else (self.commands[name].get_short_help_str(60)))
-            for name in self.list_commands(ctx)
-        ]
+        def short(name: str) -> str:
+            if name in self.lazy:
+                return self.lazy[name][2]
+            if name in CLI_COMMANDS:  # the registry's summary key, without importing the command
+                return t("en", f"cmd.{name}")
+            return self.commands[name].get_short_help_str(60)
+
+        rows = [(name, short(name)) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -316,12 +380,6 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="prdigest")
 def cli() -> None:
     """Weekly digests, risk flags and slash commands for the merged PRs of a GitHub repository."""
-
-
-load_all()
-for _spec in REGISTRY.values():
-    if _spec.cli:  # chat-only commands (/subscribe …) have terminal counterparts of their own
-        cli.add_command(_make_command(_spec))
 
 
 @cli.command()
@@ -343,7 +401,7 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
 
     settings = _settings()
     profile = _profile(settings)
-    store = _store(db, create=True, settings=settings)
+    store = _store(db, create=True, settings=settings, profile=profile)
     try:
         result = import_file(store, profile, demo_data_path())
     except RecordError as exc:
@@ -382,7 +440,7 @@ def import_(file: Path, db: Path | None) -> None:
 
     settings = _settings()
     profile = _profile(settings)
-    store = _store(db or settings.prdigest_db, create=True, settings=settings)
+    store = _store(db or settings.prdigest_db, create=True, settings=settings, profile=profile)
     try:
         result = import_file(store, profile, file, web=web_base(settings.prdigest_github_api_url))
     except RecordError as exc:
@@ -415,7 +473,7 @@ def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
 
     settings = _settings()
     profile = _profile(settings)
-    store = _store(db or settings.prdigest_db, settings=settings)
+    store = _store(db or settings.prdigest_db, settings=settings, profile=profile)
     result = reclassify(store, profile, repo, workers=workers)
     close(store.db)
     if result.up_to_date:
@@ -443,6 +501,20 @@ def backup_(file: Path, db: Path | None) -> None:
     result = backup(store.db, file)
     store.db.close()
     click.echo(f"backed up {result.prs} PRs to {result.path} ({result.size / 1_000_000:.1f} MB)")
+
+
+def _exit_on_config_error(exc: Exception) -> None:
+    """One line and exit 2 for a setting or rule profile the user must fix. Their classes live in
+    modules a run that never read settings did not import, so they are looked up then."""
+    config, rules = sys.modules.get("bot.config"), sys.modules.get("classify.rules")
+    kinds = tuple(
+        k
+        for k in (getattr(config, "ConfigError", None), getattr(rules, "ProfileError", None))
+        if k is not None
+    )
+    if kinds and isinstance(exc, kinds):
+        click.echo(f"prdigest: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
 
 
 def _exit_on_storage_failure(exc: Exception) -> None:
@@ -488,13 +560,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except (ConfigError, ProfileError) as exc:
-        click.echo(f"prdigest: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
     except click.Abort:
         click.echo("prdigest: aborted", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:
+        _exit_on_config_error(exc)
         _exit_on_storage_failure(exc)
         raise
     except KeyboardInterrupt:

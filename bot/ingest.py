@@ -173,6 +173,7 @@ def reclassify(
     total = store.count(repo)
     todo = store.count_other_profile(repo, profile.content_hash)
     if todo == 0:
+        store.count_title_topics(repo)  # a cache from before the aggregates, or written without a profile
         return ReclassifyResult(total, 0, time.perf_counter() - started, 0)
     classified = changed = 0
     batches = store.raw_batches(repo, batch=batch, other_than=profile.content_hash)
@@ -180,6 +181,7 @@ def reclassify(
         for rows in batches:
             classified += len(rows)
             changed += store.store_classifications(_classify_rows(profile, rows))
+        store.count_title_topics(repo)
         return ReclassifyResult(total, changed, time.perf_counter() - started, 1, classified)
     context = multiprocessing.get_context(
         "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
@@ -193,4 +195,5 @@ def reclassify(
                 changed += store.store_classifications(pending.popleft().result())
         while pending:
             changed += store.store_classifications(pending.popleft().result())
+    store.count_title_topics(repo)
     return ReclassifyResult(total, changed, time.perf_counter() - started, workers, classified)

@@ -21,6 +21,7 @@ from bot import github as gh
 from bot.config import Settings, secret
 from bot.sync import classifier_for, sync_api
 from classify.rules import Profile
+from commands.title_keys import ProfileTitleKeys
 from storage.prs import PRStore
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,9 @@ def sync_now(
         log.warning("sync of %s not started: %s", repo, exc)
         return "no_token" if isinstance(exc, gh.MissingToken) else "unreachable"
     try:
-        report = sync_api(PRStore(db), client, classifier_for(profile), repo)
+        report = sync_api(
+            PRStore(db, title_keys=ProfileTitleKeys(profile)), client, classifier_for(profile), repo
+        )
     except gh.TokenRejected as exc:
         log.error("sync of %s: %s", repo, exc)
         return "rejected"

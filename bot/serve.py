@@ -39,7 +39,9 @@ from bot.http_guard import ConnectionGuard, HttpLimits
 from bot.runner import CommandRunner, ContextFactory
 from bot.runtime import settle_heap
 from classify.rules import ProfileError
+from commands.digest_cache import DigestCache
 from commands.registry import Context, load_all
+from commands.title_keys import ProfileTitleKeys
 from storage.db import StoreError, connect, schema_status
 from storage.prs import PRStore, iso
 
@@ -138,7 +140,9 @@ def context_factory(settings: Settings, db: Path) -> ContextFactory:
     """Builds a Context (own SQLite connection + rule profile) for one worker thread."""
 
     def build() -> Context:
-        return Context(store=PRStore(connect(db)), profile=active_profile(settings))
+        profile = active_profile(settings)  # `pr` may fetch and store a PR: its writes count title topics
+        store = PRStore(connect(db), title_keys=ProfileTitleKeys(profile))
+        return Context(store=store, profile=profile, digests=DigestCache())
 
     return build
 

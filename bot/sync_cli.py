@@ -25,6 +25,7 @@ from bot import gitlog
 from bot.config import ConfigError, Settings, active_profile, load_settings
 from bot.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from bot.sync import Progress, SyncReport, classifier_for, finish_report, sync_api, sync_git
+from commands.title_keys import ProfileTitleKeys
 from storage.db import StoreError, StoreUnavailable, close, connect
 from storage.prs import PRStore
 
@@ -229,7 +230,8 @@ def sync(
                 create=True,
                 lock_timeout=settings.prdigest_lock_timeout,
                 on_wait=lambda message: click.echo(f"sync: {message}", err=True),
-            )
+            ),
+            title_keys=ProfileTitleKeys(profile),
         )
     except StoreUnavailable as exc:
         _fail(str(exc), EXIT_FAILED)

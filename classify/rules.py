@@ -372,8 +372,9 @@ def bundled_profiles() -> list[str]:
     return sorted(p.stem for p in PROFILES_DIR.glob("*.toml"))
 
 
-def load_profile(name_or_path: str | Path | None = None) -> Profile:
-    """Load, validate and compile a profile: None → vllm, a bundled name, or a TOML file path."""
+def profile_path(name_or_path: str | Path | None = None) -> tuple[Path, str]:
+    """The file a profile name or path means, and how errors name it: None → vllm, a bundled
+    name, or a TOML file path (``ProfileError`` when it is not a readable file)."""
     if name_or_path is None or (isinstance(name_or_path, str) and not name_or_path.strip()):
         name_or_path = DEFAULT_PROFILE
     shown = str(name_or_path)
@@ -384,7 +385,7 @@ def load_profile(name_or_path: str | Path | None = None) -> Profile:
     else:
         path = Path(name_or_path).expanduser()
     try:
-        stat = path.stat()
+        path.stat()
     except FileNotFoundError:
         hint = f" (bundled profiles: {', '.join(bundled_profiles())})" if not path.suffix else ""
         raise ProfileError(f"{shown}: no such file{hint}") from None
@@ -392,6 +393,16 @@ def load_profile(name_or_path: str | Path | None = None) -> Profile:
         raise ProfileError(f"{shown}: cannot read: {exc.strerror or exc}") from None
     if not path.is_file():
         raise ProfileError(f"{shown}: not a file")
+    return path, shown
+
+
+def load_profile(name_or_path: str | Path | None = None) -> Profile:
+    """Load, validate and compile a profile: None → vllm, a bundled name, or a TOML file path."""
+    path, shown = profile_path(name_or_path)
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ProfileError(f"{shown}: cannot read: {exc.strerror or exc}") from None
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     profile = _CACHE.get(key)
     if profile is None:

@@ -11,8 +11,6 @@ from commands.locale.words import join_list, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
 from commands.period import Period, week_of
 from commands.registry import Context, command
-from commands.report.compose import compose
-from commands.report.stats import gather
 from storage.prs import TagFilter
 
 
@@ -38,8 +36,15 @@ def run(
     repo = ctx.resolve_repo(inv)
     if match != "any" and not modules:
         raise UsageError("error.match_needs_modules", mode=match)
+    from commands.report.compose import compose  # imported when a digest is asked for
+    from commands.report.stats import gather
+
     flt = TagFilter(tuple(modules), match, tuple(flags))
-    stats = gather(ctx.store, ctx.profile, repo, period, flt)
+    if ctx.digests is not None and period.end <= inv.now:  # a closed period: its numbers are final
+        key = (repo, period, flt, ctx.profile.content_hash)
+        stats = ctx.digests.get(ctx.store, key, lambda: gather(ctx.store, ctx.profile, repo, period, flt))
+    else:
+        stats = gather(ctx.store, ctx.profile, repo, period, flt)
     reply = compose(stats, ctx.profile, inv.lang)
     note = profile_note(ctx, repo, period.start, period.end, inv.lang)
     if not stats.prs:

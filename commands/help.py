@@ -10,7 +10,16 @@ from __future__ import annotations
 from commands import params as P
 from commands.locale import t
 from commands.model import Block, Bullet, BulletList, Heading, Invocation, Paragraph, Reply
-from commands.registry import REGISTRY, CommandSpec, Context, command, how_to_type, scope, surface
+from commands.registry import (
+    REGISTRY,
+    CommandSpec,
+    Context,
+    command,
+    how_to_type,
+    scope,
+    specs,
+    surface,
+)
 
 
 def describe(param: P.Param, spec_scope: P.Scope, lang: str) -> str:
@@ -57,13 +66,14 @@ def explain(spec: CommandSpec, inv: Invocation, ctx: Context) -> Reply:
     "help", params=(P.command_name(),), summary="cmd.help", examples=("help", "help digest"), postable=False
 )
 def run(inv: Invocation, ctx: Context, *, command: str | None) -> Reply:
+    every = specs()  # help describes every command (importing them all)
     if command is not None:
         return explain(REGISTRY[command], inv, ctx)
     lang = inv.lang
     lead = how_to_type(inv)
     where = surface(inv)
-    shown = [s for s in REGISTRY.values() if where != "cli" or s.cli]  # a terminal lists its own
+    shown = [s for s in every if where != "cli" or s.cli]  # a terminal lists its own
     items = [Bullet(text=f"{lead}{s.usage_for(where)} — {t(lang, s.summary)}") for s in shown]
     blocks: list[Block] = [BulletList(items=items), Paragraph(text=t(lang, "help.more", lead=lead))]
-    data = {"commands": [{"name": s.name, "usage": s.usage} for s in REGISTRY.values()]}
+    data = {"commands": [{"name": s.name, "usage": s.usage} for s in every]}
     return Reply(command="help", title=t(lang, "help.title"), blocks=blocks, data=data)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from classify.rules import Profile
+from commands.digest_cache import DigestCache
 from commands.locale import t
 from commands.model import Invocation, Reply, UsageError
 from commands.params import Param, Parsed, Scope, Surface, parse, public, usage_line
@@ -28,6 +29,8 @@ class Context:
 
     store: PRStore
     profile: Profile
+    digests: DigestCache | None = None
+    """closed periods' digests, kept by a long-running server (``commands.digest_cache``)"""
 
     def resolve_repo(self, inv: Invocation, named: str | None = None, *, cached: bool = True) -> str:
         """The repository to answer about: ``named`` (a PR URL's), else the invocation's, else
@@ -99,6 +102,21 @@ class CommandSpec:
 
 REGISTRY: dict[str, CommandSpec] = {}
 
+# Which module registers each command, so a front end imports only the command it runs: a
+# one-shot `prdigest pr N` does not import the digest's composition (~30 ms of its start).
+# tests/commands/test_registry_modules.py checks this against what the modules register.
+COMMAND_MODULES: dict[str, str] = {
+    "digest": "commands.digest",
+    "help": "commands.help",
+    "pr": "commands.pr",
+    "risks": "commands.risks",
+    "search": "commands.search",
+    "subscribe": "commands.subscriptions",
+    "unsubscribe": "commands.subscriptions",
+    "subscriptions": "commands.subscriptions",
+    "preview": "commands.subscriptions",
+}
+
 
 def command(
     name: str,
@@ -130,6 +148,24 @@ def load_all() -> None:
     from commands import digest, help, pr, risks, search, subscriptions  # noqa: F401
 
 
+def specs() -> list[CommandSpec]:
+    """Every command, in the registry's own order (whichever module happened to be imported first)."""
+    load_all()
+    rank = {name: i for i, name in enumerate(COMMAND_MODULES)}
+    return sorted(REGISTRY.values(), key=lambda s: rank.get(s.name, len(rank)))
+
+
+def load(name: str) -> CommandSpec | None:
+    """The command ``name``, importing only its own module; None for an unknown name."""
+    spec = REGISTRY.get(name)
+    if spec is None and name in COMMAND_MODULES:
+        import importlib
+
+        importlib.import_module(COMMAND_MODULES[name])
+        spec = REGISTRY.get(name)
+    return spec
+
+
 def surface(inv: Invocation) -> Surface:
     return "slack" if inv.platform == "slack" else "discord" if inv.platform == "discord" else "cli"
 
@@ -141,12 +177,11 @@ def how_to_type(inv: Invocation) -> str:
 
 def scope(inv: Invocation, ctx: Context, *, repos: bool = False) -> Scope:
     """What the parameter parsers may consult for ``inv`` (``repos`` costs a query)."""
-    load_all()
     return Scope(
         now=inv.now,
         timezone=inv.timezone,
         profile=ctx.profile,
-        commands=tuple(REGISTRY),
+        commands=tuple(COMMAND_MODULES),
         repos=tuple(ctx.store.repos()) if repos else (),
     )
 
@@ -168,9 +203,9 @@ def usage_reply(inv: Invocation, exc: UsageError) -> Reply:
 
 def parse_invocation(inv: Invocation, ctx: Context) -> tuple[CommandSpec, Invocation, Parsed]:
     """Look the command up and parse its parameters; raises UsageError."""
-    load_all()
-    spec = REGISTRY.get(inv.command)
+    spec = load(inv.command)
     if spec is None:
+        load_all()
         raise UsageError(
             "error.unknown_command", word=repr(inv.command[:40]), known=", ".join(sorted(REGISTRY))
         )
@@ -182,8 +217,7 @@ def parse_invocation(inv: Invocation, ctx: Context) -> tuple[CommandSpec, Invoca
 
 def dispatch(inv: Invocation, ctx: Context) -> Reply:
     """Run ``inv`` and always return a Reply: bad input becomes a one-line usage answer."""
-    load_all()
-    wanted = REGISTRY.get(inv.command)
+    wanted = load(inv.command)
     if wanted is not None and wanted.admin_only and not inv.is_admin:
         key = "error.admin_only_discord" if inv.platform == "discord" else "error.admin_only"
         reply = Reply.usage(wanted.name, t(inv.lang, key, name=wanted.name))

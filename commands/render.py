@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Literal
 
+from commands.formats import FORMATS, Format
 from commands.model import Reply
 from commands.render_markdown import render_markdown
 from commands.render_text import render_text
 
-Format = Literal["text", "markdown", "json"]
-FORMATS: tuple[Format, ...] = ("text", "markdown", "json")
+__all__ = ["FORMATS", "Format", "render", "render_json"]
 
 
 def render_json(reply: Reply) -> str:

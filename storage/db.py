@@ -41,7 +41,10 @@ from storage.faults import (
     primary_code,
 )
 from storage.migrations import MIGRATIONS
-from storage.schema import SchemaStatus, schema_status
+from storage.pragmas import busy_ms as _busy_ms
+from storage.pragmas import configure as _configure
+from storage.reader import remember_shape
+from storage.schema import SchemaStatus, expected, known_migrations, schema_status
 
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
@@ -130,21 +133,6 @@ def _check_existing(path: Path) -> None:
         )
     if header != SQLITE_HEADER:
         raise StoreError(f"database {path} is not a SQLite file; it was left untouched")
-
-
-def _busy_ms(conn: sqlite3.Connection, seconds: float) -> None:
-    conn.execute(f"PRAGMA busy_timeout = {max(0, int(seconds * 1000))}")
-
-
-def _configure(conn: sqlite3.Connection, lock_timeout: float) -> None:
-    _busy_ms(conn, lock_timeout)
-    conn.execute("PRAGMA foreign_keys = ON")
-    # Chat commands jump between random weeks of a cache that can reach ~1 GB: a 64 MiB page cache
-    # and memory-mapped reads keep first touches of a week cheap (p99 of `pr` 25 → ~10 ms).
-    conn.execute("PRAGMA cache_size = -65536")
-    conn.execute("PRAGMA mmap_size = 1073741824")
-    # WAL makes NORMAL durable against application crashes; a power cut may lose the last commit only.
-    conn.execute("PRAGMA synchronous = NORMAL")
 
 
 def _create(path: Path) -> None:
@@ -272,6 +260,8 @@ def _open_checked(db: Cache, path: Path) -> None:
         db.write_refusal = f"database {path} {status.problem}; it was left untouched"
     elif db.journal_mode != "wal" and os.access(path, os.W_OK):
         db.enable_wal()
+    if status.ok:  # one-shot readers may now check this schema without sqlite-utils
+        remember_shape(known_migrations(), expected())
 
 
 def _path_of(db: sqlite_utils.Database) -> Path | None:

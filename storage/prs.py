@@ -11,7 +11,7 @@ import bisect
 import hashlib
 import itertools
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -20,6 +20,15 @@ from pydantic import BaseModel
 
 from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart
 from classify.text import search_text
+from storage.aggregates import (
+    TitleCounts,
+    TitleKeyer,
+    bucket_of,
+    refresh_aggregates,
+    terms_stamp,
+    title_counts,
+    window_counts,
+)
 
 if TYPE_CHECKING:  # the models and queries here are read by every command (and `prdigest --help`,
     # which imports the commands); only writes need storage.db, imported when a write happens
@@ -379,8 +388,21 @@ def _lean_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
 class PRStore:
     """The queries commands need, each served by an index (see migrations)."""
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, db: sqlite_utils.Database, *, title_keys: TitleKeyer | None = None) -> None:
         self.db = db
+        # the writer's profile's title topics, counted into ``pr_aggregates`` at every write
+        self.title_keys = title_keys
+        # read counts from ``pr_aggregates`` where they answer exactly (off: count rows, as a
+        # check that both give the same answers — tests/storage/test_aggregates_equivalence.py)
+        self.use_aggregates = True
+
+    def refresh_aggregates(self, touched: Mapping[str, set[str]], *, titles: bool = True) -> None:
+        """Recount the aggregates of the buckets a write touched (repo → buckets); see
+        ``storage.aggregates.refresh_aggregates``, which every write path calls (``titles=False``
+        when the write changed no title or merge time)."""
+        for repo, buckets in touched.items():
+            if buckets:
+                refresh_aggregates(self.db, repo, buckets, title_keys=self.title_keys, titles=titles)
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -404,6 +426,7 @@ class PRStore:
 
         counts = UpsertCounts()
         conn = self.db.conn
+        touched: dict[str, set[str]] = {}
         with write_transaction(self.db):
             for pr, cls in chunk:
                 row = _pr_row(pr)
@@ -414,7 +437,7 @@ class PRStore:
                 row["cls_hash"] = _hash(cls_row)
                 row["profile_hash"] = cls.profile_hash  # outside cls_hash: see migration 0006
                 existing = conn.execute(
-                    "SELECT content_hash, cls_hash, source, profile_hash FROM prs WHERE repo = ? AND number = ?",
+                    "SELECT content_hash, cls_hash, source, profile_hash, merged_at FROM prs WHERE repo = ? AND number = ?",
                     (pr.repo, pr.number),
                 ).fetchone()
                 if existing is None:
@@ -433,6 +456,8 @@ class PRStore:
                 else:
                     counts.updated += 1
                     conn.execute("DELETE FROM pr_tags WHERE repo = ? AND number = ?", (pr.repo, pr.number))
+                    touched.setdefault(pr.repo, set()).add(bucket_of(existing[4]))
+                touched.setdefault(pr.repo, set()).add(bucket_of(row["merged_at"]))
                 cols = ", ".join(row)
                 marks = ", ".join("?" for _ in row)
                 updates = ", ".join(f"{c} = excluded.{c}" for c in row if c not in ("repo", "number"))
@@ -444,6 +469,7 @@ class PRStore:
                     "INSERT OR IGNORE INTO pr_tags (repo, number, merged_at, tag_type, tag) VALUES (?, ?, ?, ?, ?)",
                     _tag_rows(pr, cls),
                 )
+            self.refresh_aggregates(touched)
         return counts
 
     def store_classifications(self, items: Iterable[ClassifiedRow]) -> int:
@@ -457,12 +483,13 @@ class PRStore:
         changed = 0
         same: list[tuple[str, str, int, str]] = []
         conn = self.db.conn
+        touched: dict[str, set[str]] = {}
         with write_transaction(self.db):
             for item in items:
                 cur = conn.execute(
                     "UPDATE prs SET modules = ?, kind = ?, flags = ?, score = ?, breakdown = ?, highlights = ?, "
                     "gist = ?, profile = ?, profile_version = ?, cls_hash = ?, profile_hash = ? "
-                    "WHERE repo = ? AND number = ? AND cls_hash != ?",
+                    "WHERE repo = ? AND number = ? AND cls_hash != ? RETURNING merged_at",
                     (
                         *item.columns.values(),
                         item.cls_hash,
@@ -472,8 +499,10 @@ class PRStore:
                         item.cls_hash,
                     ),
                 )
-                if cur.rowcount:
+                updated = cur.fetchall()  # RETURNING: the statement is done once read to the end
+                if updated:
                     changed += 1
+                    touched.setdefault(item.repo, set()).add(bucket_of(updated[0][0]))
                     conn.execute(
                         "DELETE FROM pr_tags WHERE repo = ? AND number = ?", (item.repo, item.number)
                     )
@@ -486,7 +515,27 @@ class PRStore:
             conn.executemany(
                 "UPDATE prs SET profile_hash = ? WHERE repo = ? AND number = ? AND profile_hash != ?", same
             )
+            self.refresh_aggregates(touched, titles=False)  # classifications only: titles unchanged
         return changed
+
+    def change_token(self) -> tuple[int, int]:
+        """Changes whenever the cache may have changed: ``PRAGMA data_version`` (commits of other
+        connections, in any process) and this connection's own ``total_changes``."""
+        conn = self.db.conn
+        return int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes
+
+    def count_title_topics(self, repo: str | None = None) -> None:
+        """Count the title topics of ``repo`` (or every repository) with this store's profile
+        where they were counted with another one, or never (a cache from before the aggregates)."""
+        if self.title_keys is None:
+            return
+        from storage.db import write_transaction
+
+        stamp = self.title_keys.stamp
+        stale = [r for r in ([repo] if repo else self.repos()) if terms_stamp(self.db, r) != stamp]
+        for name in stale:
+            with write_transaction(self.db):
+                refresh_aggregates(self.db, name, (), title_keys=self.title_keys)
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -642,6 +691,44 @@ class PRStore:
                     if s <= merged < e:
                         out[i].append(item)
         return out
+
+    def window_aggregates(
+        self, repo: str, windows: Sequence[tuple[datetime, datetime]]
+    ) -> list[tuple[int, dict[str, int], dict[str, int]]] | None:
+        """(merged, flag counts, module counts) of each window from the write-time aggregates (and
+        the rows of partial quarter-hours at its ends); None when switched off."""
+        if not self.use_aggregates:
+            return None
+        merged = window_counts(self.db, repo, windows, "merged")
+        flags = window_counts(self.db, repo, windows, "flag:")
+        modules = window_counts(
+            self.db, repo, windows, "module:"
+        )  # three statements for any number of windows
+        if merged is None or flags is None or modules is None:
+            return None
+        return [(m["merged"], f, mod) for m, f, mod in zip(merged, flags, modules, strict=True)]
+
+    def scored_at_least(
+        self, repo: str, windows: Sequence[tuple[datetime, datetime]], score: float
+    ) -> list[int]:
+        """How many PRs of each window scored at least ``score`` (from the covering index)."""
+        return [
+            int(
+                self.db.execute(
+                    "SELECT count(*) FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? AND score >= ?",
+                    (repo, iso(s), iso(e), score),
+                ).fetchone()[0]
+            )
+            for s, e in windows
+        ]
+
+    def title_counts(
+        self, repo: str, windows: Sequence[tuple[datetime, datetime]], stamp: str, merged: Sequence[int]
+    ) -> TitleCounts | None:
+        """The windows' title-topic counts stored for the profile ``stamp``, or None (read titles)."""
+        if not self.use_aggregates:
+            return None
+        return title_counts(self.db, repo, windows, stamp, merged)
 
     def profiles_between(self, repo: str, start: datetime, end: datetime) -> dict[tuple[str, str], int]:
         """How many PRs merged in [start, end) each (profile, version) classified."""

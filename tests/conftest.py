@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -28,6 +29,11 @@ settings.load_profile("prdigest")
 _HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="prdigest-hypothesis-")
 set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 atexit.register(shutil.rmtree, _HYPOTHESIS_HOME, ignore_errors=True)
+# The compiled profile and the remembered schema shape (bot.profile_cache, storage.reader) go to
+# a temporary cache directory, inherited by every prdigest a test starts: not the user's ~/.cache.
+_CACHE_HOME = tempfile.mkdtemp(prefix="prdigest-xdg-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, ignore_errors=True)
 
 DEMO_NOW = datetime(2026, 5, 11, 9, 0, tzinfo=UTC)  # Monday after the demo's last full week
 

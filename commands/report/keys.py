@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from classify.rules import Profile
 from commands.common import key_numbers, with_period_parts
 from commands.period import Period
-from commands.report.stats import gather
 from storage.prs import PRStore, StoredPR
 
 
@@ -38,6 +37,8 @@ def week_view(store: PRStore, profile: Profile, repo: str, period: Period, item:
         key = number in key_numbers(peers, profile.key_share, profile.key_min_score)
         rank = 1 + sum(1 for _, score, _ in peers if score > item.cls.score)
         return PeriodView(item, key, rank, len(peers))
+    from commands.report.stats import gather  # the week's themes: only for profiles that score them
+
     stats = gather(store, profile, repo, period)
     mine = next((s for s in stats.prs if s.pr.number == number), None)
     parts = [p for p in mine.cls.breakdown if p.rule == "theme"] if mine is not None else []

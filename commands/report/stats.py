@@ -20,9 +20,10 @@ from datetime import datetime, timedelta
 
 from classify.models import FLAG_KINDS
 from classify.rules import Profile
-from commands.common import key_numbers, select_key, with_period_parts
+from commands.common import key_count, key_numbers, select_key, with_period_parts
 from commands.period import Period
 from commands.report.themes import Theme, describe, find_themes, rebind, theme_parts
+from storage.aggregates import TitleCounts
 from storage.prs import PRStore, StoredPR, TagFilter
 
 COMPARE_WEEKS = 4
@@ -34,7 +35,8 @@ COVERAGE_SLACK = timedelta(days=1)
 
 @dataclass(frozen=True)
 class Window:
-    """A comparison window in aggregate: counts, module counts and titles."""
+    """A comparison window in aggregate: counts, module counts and titles (empty when the cache's
+    aggregates count the titles' topics: see ``windows``)."""
 
     period: Period
     counts: dict[str, int]
@@ -144,8 +146,33 @@ def windows(
     periods: Sequence[Period],
     modules: Sequence[str] | TagFilter = (),
 ) -> list[Window]:
-    """The comparison windows: their PRs in one read of a covering index, tag counts from the tag index."""
-    rows = store.window_rows(repo, [(p.start, p.end) for p in periods], modules)
+    """The comparison windows: from the write-time aggregates where they answer (no filter, whole
+    quarter-hours), else their PRs in one read of a covering index and tag counts from the tag index."""
+    return windows_and_titles(store, profile, repo, periods, modules)[0]
+
+
+def windows_and_titles(
+    store: PRStore,
+    profile: Profile,
+    repo: str,
+    periods: Sequence[Period],
+    modules: Sequence[str] | TagFilter = (),
+) -> tuple[list[Window], Sequence[Sequence[str]] | TitleCounts]:
+    """``windows`` and what theme novelty compares with: the windows' title-topic counts stored
+    in the cache, or (filters, another profile) their titles."""
+    flt = modules if isinstance(modules, TagFilter) else TagFilter(tuple(modules))
+    spans = [(p.start, p.end) for p in periods]
+    stored = None if flt else store.window_aggregates(repo, spans)
+    if stored is not None:
+        eligible = store.scored_at_least(repo, spans, profile.key_min_score)
+        out = [
+            Window(period, _counts(merged, min(key_count(merged, profile.key_share), ok), flags), mods, [])
+            for period, (merged, flags, mods), ok in zip(periods, stored, eligible, strict=True)
+        ]
+        titles = store.title_counts(repo, spans, profile.content_hash, [w.counts["merged"] for w in out])
+        if titles is not None:
+            return out, titles
+    rows = store.window_rows(repo, spans, modules)
     out = []
     for period, prs in zip(periods, rows, strict=True):
         triples = ((n, sc, size) for n, sc, size, _ in prs)
@@ -153,7 +180,7 @@ def windows(
         flags = store.tag_counts(repo, "flag", period.start, period.end, modules)
         module_counts = store.tag_counts(repo, "module", period.start, period.end, modules)
         out.append(Window(period, _counts(len(prs), key, flags), module_counts, [r[3] for r in prs]))
-    return out
+    return out, [w.titles for w in out]
 
 
 def covered_windows(period: Period, cache_start: datetime | None) -> tuple[list[Period], bool]:
@@ -188,7 +215,7 @@ def gather(
         prs = [s for s in prs if flt.matches(s.cls.modules, s.cls.flag_kinds)]
     first = store.first_merged(repo)
     periods, cut = covered_windows(period, first)
-    previous = windows(store, profile, repo, periods, flt)
+    previous, history = windows_and_titles(store, profile, repo, periods, flt)
     days = max(1, round(period.length.total_seconds() / 86400))
     comparison = Comparison(
         windows=len(previous),
@@ -197,7 +224,7 @@ def gather(
         cache_start=first if cut else None,
     )
     paths = store.paths(repo, [s.pr.number for s in prs])
-    found = find_themes(prs, profile, [w.titles for w in previous], paths)
+    found = find_themes(prs, profile, history, paths)
     parts = theme_parts(found, profile)
     bonus = {n: part.points for n, part in parts.items()}
     key = select_key(prs, profile.key_share, profile.key_min_score, bonus)

@@ -63,6 +63,7 @@ from classify.topics import STOPWORDS, display_case, stem, topic_text
 from classify.topics import abbreviates as _abbreviates
 from classify.topics import leading_verb as _leading_verb
 from commands.locale import t
+from storage.aggregates import TitleCounts
 from storage.prs import StoredPR
 
 MAX_THEMES = 7
@@ -509,16 +510,35 @@ def _name_places(
 # -- history -------------------------------------------------------------------------------------------
 
 
-class _History:
-    """How often a topic's words appeared in the earlier windows' titles (tags and words alike)."""
+class TitleKeys:
+    """A profile's title topic keys as a ``storage.aggregates.TitleKeyer``: what writers count
+    into the cache's aggregates so a digest need not re-read earlier windows' titles."""
 
-    def __init__(self, previous: Sequence[Sequence[str]], vocab: _Vocabulary) -> None:
+    def __init__(self, profile: Profile) -> None:
+        self.stamp = profile.content_hash
+        self._vocab = _vocabulary(profile)
+
+    def __call__(self, title: str) -> frozenset[str]:
+        return self._vocab.keys(title)
+
+
+class _History:
+    """How often a topic's words appeared in the earlier windows' titles (tags and words alike):
+    counted here from the titles, or read from the cache's aggregates (``TitleCounts``)."""
+
+    def __init__(self, previous: Sequence[Sequence[str]] | TitleCounts, vocab: _Vocabulary) -> None:
+        self.counts: Counter[str] | TitleCounts
+        if isinstance(previous, TitleCounts):
+            self.windows, self.with_data, self.prs = previous.windows, previous.with_data, previous.prs
+            previous.count_edges(vocab.keys)  # the partial quarter-hours at the windows' ends
+            self.counts = previous
+            return
         self.windows = len(
             previous
         )  # the caller's windows are the ones the cache covers: an empty one is a zero
         self.with_data = sum(1 for titles in previous if titles)
         self.prs = sum(len(titles) for titles in previous)
-        self.counts: Counter[str] = Counter(
+        self.counts = Counter(
             itertools.chain.from_iterable(vocab.keys(title) for titles in previous for title in titles)
         )
 
@@ -567,7 +587,7 @@ def _specific_files(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]])
 def find_themes(
     prs: Sequence[StoredPR],
     profile: Profile,
-    previous: Sequence[Sequence[str]] = (),
+    previous: Sequence[Sequence[str]] | TitleCounts = (),
     paths: Mapping[int, Sequence[str]] | None = None,
 ) -> list[Theme]:
     """The period's storylines, strongest first (see the module's docstring).
@@ -588,6 +608,8 @@ def find_themes(
     places = _places(prs, paths)
     _name_places(topics, places, vocab)
     candidates = [tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap]
+    if isinstance(previous, TitleCounts) and history.known:
+        previous.fetch(tp.key for tp in candidates)  # one read for all (namers are read when named)
     # novelty and rarity are the titles' (the earlier windows are known by their titles only)
     novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
     specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}

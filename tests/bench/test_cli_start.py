@@ -23,6 +23,7 @@ def test_cli_start_times_every_command_against_the_bare_interpreter(
         "prdigest help",
         "prdigest pr 42121",
         "prdigest risks",
+        "prdigest search",
     ]
     assert all(r["runs"] == 1 and r["median_ms"] > 0 for r in data["rows"])
     assert data["rows"][0]["ratio"] == 1.0

@@ -26,13 +26,14 @@ def test_benchmark_builds_times_every_command_and_writes_results(
         "digest week",
         "digest last-week",
         "digest YYYY-Www",
+        "digest YYYY-Www, no cache",
         "risks all",
         "risks core-path",
         "pr NUMBER",
         "search WORDS",
     ]
     assert all(row["runs"] == 3 and row["p50_ms"] > 0 for row in data["latency"])
-    assert [row["ok"] is None for row in data["latency"]] == [True] * len(cold) + [False] * 7
+    assert [row["ok"] is None for row in data["latency"]] == [True] * len(cold) + [False] * 8
     assert [(r["classified"], r["changed"]) for r in data["reclassify"]] == [
         (0, 0),
         (400, 400),

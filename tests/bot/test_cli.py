@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -189,7 +190,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["digest", "--help"], ["digest", "--nope"]])
+@pytest.mark.parametrize("argv", [["--help"], ["digest", "--help"], ["digest", "--nope"], ["help"]])
 def test_help_and_usage_errors_import_no_database_or_network_code(argv: list[str], tmp_path: Path) -> None:
     """A one-shot answer that needs no cache loads no SQLite, sqlite-utils or HTTP client (issue 14,
     point 1: start-up is most of what a terminal user waits for)."""
@@ -203,9 +204,30 @@ def test_help_and_usage_errors_import_no_database_or_network_code(argv: list[str
     out = json.loads(run.stdout.strip().splitlines()[-1])
     assert out["code"] == (2 if "--nope" in argv else 0), run.stderr
     loaded = {m.split(".")[0] for m in out["modules"]}
-    assert "bot.cli" in out["modules"] and "storage.prs" in out["modules"]  # the real path was taken
+    assert "bot.cli" in out["modules"]  # the real path was taken
     assert not loaded & {"sqlite3", "_sqlite3", "sqlite_utils", "httpx", "slack_bolt", "slack_sdk", "discord"}
+    if argv == ["--help"]:  # the command list comes from the registry's table and the locale alone
+        assert not loaded & {"pydantic", "pydantic_core", "bot.config", "commands.model", "classify"}
     assert "storage.db" not in out["modules"] and "bot.ingest" not in out["modules"]
+
+
+@pytest.mark.parametrize("argv", [["pr", "42121"], ["risks", "core-path", "2026-W19"], ["search", "fp8"]])
+def test_a_one_shot_read_imports_only_what_it_uses(argv: list[str], demo_db: Path, tmp_path: Path) -> None:
+    """Once a full check has remembered the schema, a one-shot read opens the cache with sqlite3
+    alone: no sqlite-utils (nor its plugin scan), no pydantic-settings, no other command's code, no
+    network client, no entry-point scan (issue 14, point 1)."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    run = partial(subprocess.run, capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
+    first = run([sys.executable, "-c", _MODULES_AFTER_HELP, *argv, "--db", str(demo_db)])
+    assert "sqlite_utils" in json.loads(first.stdout.strip().splitlines()[-1])["modules"]  # the full check
+    again = run([sys.executable, "-c", _MODULES_AFTER_HELP, *argv, "--db", str(demo_db)])
+    out = json.loads(again.stdout.strip().splitlines()[-1])
+    assert out["code"] == 0, again.stderr
+    loaded = set(out["modules"])
+    assert "storage.reader" in loaded and "sqlite3" in loaded  # the real path was taken
+    unwanted = {"sqlite_utils", "pydantic_settings", "pluggy", "httpx", "storage.db", "storage.migrations"}
+    unwanted |= {"commands.digest", "commands.report.compose", "commands.report.themes", "classify.engine"}
+    assert not loaded & unwanted
 
 
 def test_help_needs_no_database(tmp_path: Path) -> None:

@@ -217,6 +217,7 @@ def test_an_older_cache_is_migrated_then_ok(tmp_path: Path) -> None:
         "0005_covering_index_for_comparison_windows",
         "0006_profile_hash",
         "0007_subscriptions_and_deliveries",
+        "0008_aggregates",
     )
     assert schema_status(connect(path)).ok
 
