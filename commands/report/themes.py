@@ -27,7 +27,8 @@ Every step works from the period's own data and the profile's vocabulary:
 4. **Greedy cover.** A name, phrase or tag *bursting* against the earlier windows (new this week)
    is told first; then the strongest remaining candidate. It grows by the topics that tell the
    same story (``_grow``: their titles are mostly the seed's PRs, or their PRs mostly work in the
-   files the seed's PRs work in), up to ``GROWTH`` times its size. Its PRs leave the pool — a PR
+   seed's own files — those its PRs change over and over and are a fair share of the changes
+   to), up to ``GROWTH`` times its size. Its PRs leave the pool — a PR
    is in at most one theme — and a topic mostly told already is not told again; words joining by
    shared files never carry a PR whose first tag names another story. ``SPARE_THEMES`` more than
    are told.
@@ -81,6 +82,7 @@ FILE_JOINED = frozenset({"name", "phrase", "word"})
 SPECIFIC_FILE_SHARE = 0.1
 AT_HOME = 0.5
 SHARED_FILES = 2 / 3
+OWN_SHARE = 0.4  # a file is a story's own when its PRs are this share of the period's PRs changing it
 MIN_BURST_PRS = 4
 BURSTING = frozenset({"tag", "name", "phrase"})  # a plain word bursting is often chance
 BURST = 2.0
@@ -693,15 +695,21 @@ def _grow(
       work where the seed's PRs work);
     - *shared files*: title words (not another tag: that is the author's name for another story)
       whose PRs mostly work where the seed's PRs work — two thirds of them change mostly files
-      that at least two of the seed's PRs change ("Store categories from pandas" in the files of
-      the ``[enc]`` series) — those PRs join.
+      that at least two of the seed's PRs change, and that the seed's PRs are at least
+      ``OWN_SHARE`` of the changes to ("Store categories from pandas" in the files of the
+      ``[enc]`` series; not "Fix git ignore" when two of the series' PRs are among eight changing
+      ``.gitignore``) — those PRs join.
 
     Areas (profile modules) and topics bursting more than the seed stay stories of their own.
     The best-supported topics join first, and the theme grows to at most ``GROWTH`` times the seed
     and never past the size of a bucket (``MAX_SHARE`` of the period).
     """
     recurring = Counter(f for n in core for f in specific.get(n, ()))
-    footprint = {f for f, c in recurring.items() if c >= 2}
+    changed = Counter(f for files in specific.values() for f in files)
+    # the story's own files: at least two of its PRs change them, and they are a fair share
+    # (``OWN_SHARE``) of the PRs changing them — a ``.gitignore`` two of its PRs touch among many
+    # others is everybody's file and ties nothing to it
+    footprint = {f for f, c in recurring.items() if c >= 2 and c >= OWN_SHARE * changed[f]}
     home: set[int] = set(core)
     if footprint:
         for n, files in specific.items():

@@ -180,6 +180,28 @@ def test_untagged_prs_working_in_the_series_files_join_it(generic: Profile) -> N
     assert numbers(alone) == {s.pr.number for s in series}
 
 
+def test_words_sharing_only_a_file_everybody_changes_stay_out_of_the_series(generic: Profile) -> None:
+    series = [spr(f"[enc] Recode the {w}") for w in ("booster", "predictor", "dask path", "sklearn path")]
+    ignore = [spr(f"Ignore {w} files") for w in ("UBJSON", "config", "build")]
+    others = filler(90)
+    prs = [*series, *ignore, *others]
+    shared = ["src/data/cat_container.h", "src/encoder/ordinal.h"]
+    paths: dict[int, list[str]] = {s.pr.number: [*shared, f"src/enc_{i}.cc"] for i, s in enumerate(series)}
+    for s in series[:2]:  # two of the series touch .gitignore too
+        paths[s.pr.number].append(".gitignore")
+    paths.update({s.pr.number: [".gitignore"] for s in ignore})
+    paths.update({s.pr.number: [f"misc/{i}.c"] for i, s in enumerate(others)})
+
+    def enc() -> set[int]:
+        return numbers(by_key(find_themes(prs, generic, paths=paths), "tag:enc"))
+
+    # the series' PRs are two of the five changing .gitignore: their file, the "ignore" PRs join
+    assert enc() == {s.pr.number for s in [*series, *ignore]}
+    # two of eight: everybody's file, which ties nothing to the series
+    paths.update({s.pr.number: [".gitignore", f"misc/{i}.c"] for i, s in enumerate(others[:3])})
+    assert enc() == {s.pr.number for s in series}
+
+
 def test_a_tag_naming_a_directory_takes_the_prs_working_there(generic: Profile) -> None:
     tagged = [
         spr(f"[coll] {w}") for w in ("Add tracker logs", "Reduce open sockets", "Support nccl timeouts")
