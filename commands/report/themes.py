@@ -892,8 +892,13 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
     """The score part each PR of a storyline earns in its period: ``[score] theme`` points for
     the period's leading story, in proportion to its strength for the others (themes smaller than
     ``theme_min_prs`` earn nothing), with the theme named as evidence. A PR whose title does not
-    tell the story — only the files it changes tie it in — earns half (rounded to half points)."""
+    tell the story — only the files it changes tie it in — earns half (rounded to half points).
+
+    A PR of one of the ``theme_kinds`` (the generic profile: docs) has its kind's penalty lifted
+    too: the story's own documentation is part of the story — release notes list the External
+    Memory tutorial under External Memory — while docs on their own still weigh little."""
     points = profile.score.theme
+    lifted = frozenset(profile.score.theme_kinds)
     out: dict[int, ScorePart] = {}
     top = max((th.strength for th in themes), default=0.0)
     if not points or top <= 0:
@@ -917,7 +922,13 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
             detail=th.title,
         )
         for s in th.prs:
-            out[s.pr.number] = part if th.told is None or s.pr.number in th.told else aside
+            mine = part if th.told is None or s.pr.number in th.told else aside
+            penalty = -profile.score.kinds.get(s.cls.kind, 0.0)
+            if s.cls.kind in lifted and penalty > 0:
+                kind = profile.kind_label(s.cls.kind, "en").lower()
+                reason = t("en", "score.theme_lift", detail=th.title, n=len(th.prs), kind=kind)
+                mine = mine.model_copy(update={"reason": reason, "points": mine.points + penalty})
+            out[s.pr.number] = mine
     return out
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from classify.models import Classification, PullRequest
 from classify.rules import Profile, load_profile, profile_from_data
+from commands.locale.reasons import score_reason
 from commands.report.themes import Theme, describe, find_themes, join, theme_parts, zh_glue
 from storage.prs import StoredPR
 
@@ -387,6 +388,32 @@ def test_theme_parts_give_the_leading_story_full_points_and_weaker_ones_a_share(
     parts = theme_parts([told, half], generic)
     assert [parts[n].points for n in lead.numbers] == [points] * 3 + [points / 2] * 2
     assert parts[lead.numbers[4]].reason == 'part of the theme "lead" (5 PRs) by the files it changes'
+
+
+def test_a_storys_own_docs_have_the_docs_penalty_lifted(generic: Profile) -> None:
+    docs, test = spr("[EM] Tutorial", kind="docs"), spr("[EM] More tests", kind="test")
+    story = Theme(
+        key="tag:em",
+        kind="series",
+        name={"en": "External Memory", "zh": "外存"},
+        prs=[*(spr(f"[EM] Step {i}") for i in range(3)), docs, test],
+        strength=10,
+        told=frozenset([docs.pr.number]),
+    )
+    assert generic.score.theme_kinds == ["docs"]
+    parts = theme_parts([story], generic)
+    points, penalty = generic.score.theme, -generic.score.kinds["docs"]
+    assert parts[docs.pr.number].points == points + penalty
+    assert parts[docs.pr.number].reason == (
+        'part of the theme "External Memory" (5 PRs), which lifts the documentation penalty'
+    )
+    names = {"External Memory": {"en": "External Memory", "zh": "外存"}}
+    assert (
+        score_reason("zh", parts[docs.pr.number], generic, names)
+        == "属于主题“外存”，作为主题的一部分不再按类型扣分"
+    )
+    # a kind the profile does not list keeps its penalty; a PR tied in by its files earns half
+    assert parts[test.pr.number].points == points / 2 and "lifts" not in parts[test.pr.number].reason
 
 
 def test_chinese_glue_and_lists() -> None:
