@@ -130,7 +130,10 @@ class Theme:
     lead: tuple[int, ...] = ()
     """the PRs the summary names"""
     strength: float = 0.0
-    """how strongly the period tells this story (what ranked it): its PRs' weights × trust × rarity"""
+    """how strongly the period tells this story (what picked it): its PRs' weights × trust × rarity"""
+    standing: float | None = None
+    """how it stands among the period's stories (what orders them after the news): its strength,
+    up to twice for a coherent subsystem story, a module's slice for its share (None: its strength)"""
     told: frozenset[int] | None = None
     """the PRs whose titles tell the story (None: all); the others joined by the files they change"""
 
@@ -650,10 +653,10 @@ def find_themes(
     # news first (in the order found), then the stories by standing; the rest are left untold
     shown = sorted(range(len(found)), key=lambda i: (not found[i][6], -found[i][5], i))[:MAX_THEMES]
     themes = []
-    for seed, joined, members, namer, power_then, _, _ in (found[i] for i in shown):
+    for seed, joined, members, namer, power_then, stand, _ in (found[i] for i in shown):
         theme = _theme(seed, [seed, *joined], members, namer, by_number, topics, vocab, history, paths)
         told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
-        themes.append(replace(theme, strength=round(power_then, 2), told=told))
+        themes.append(replace(theme, strength=round(power_then, 2), standing=round(stand, 2), told=told))
     return themes
 
 
@@ -890,7 +893,7 @@ def _action(prs: Sequence[StoredPR]) -> str | None:
 
 def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePart]:
     """The score part each PR of a storyline earns in its period: ``[score] theme`` points for
-    the period's leading story, in proportion to its strength for the others (themes smaller than
+    the period's leading story, in proportion to its standing for the others (themes smaller than
     ``theme_min_prs`` earn nothing), with the theme named as evidence. A PR whose title does not
     tell the story — only the files it changes tie it in — earns half (rounded to half points).
 
@@ -900,11 +903,13 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
     points = profile.score.theme
     lifted = frozenset(profile.score.theme_kinds)
     out: dict[int, ScorePart] = {}
-    top = max((th.strength for th in themes), default=0.0)
+    # by standing, as the stories are told: a coherent story (SYCL in its own directory) counts
+    # as much as its place among them, not only as its PRs weigh
+    top = max((_standing_of(th) for th in themes), default=0.0)
     if not points or top <= 0:
         return out
     for th in themes:
-        share = th.strength / top
+        share = _standing_of(th) / top
         earned = round(points * share * 2) / 2  # in half points, as a reader would weigh it
         if len(th.prs) < profile.score.theme_min_prs or not earned:
             continue
@@ -930,6 +935,10 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
                 mine = mine.model_copy(update={"reason": reason, "points": mine.points + penalty})
             out[s.pr.number] = mine
     return out
+
+
+def _standing_of(theme: Theme) -> float:
+    return theme.strength if theme.standing is None else theme.standing
 
 
 def rebind(themes: Sequence[Theme], prs: Sequence[StoredPR]) -> list[Theme]:

@@ -388,6 +388,11 @@ def test_theme_parts_give_the_leading_story_full_points_and_weaker_ones_a_share(
     parts = theme_parts([told, half], generic)
     assert [parts[n].points for n in lead.numbers] == [points] * 3 + [points / 2] * 2
     assert parts[lead.numbers[4]].reason == 'part of the theme "lead" (5 PRs) by the files it changes'
+    # the share follows the story's standing when it has one: a coherent story weighing half as
+    # much as the lead but standing as high earns as much
+    coherent = replace(half, standing=100.0)
+    parts = theme_parts([replace(lead, standing=100.0), coherent], generic)
+    assert {parts[n].points for n in coherent.numbers} == {points}
 
 
 def test_a_storys_own_docs_have_the_docs_penalty_lifted(generic: Profile) -> None:
