@@ -39,8 +39,10 @@ Every step works from the period's own data and the profile's vocabulary:
    The first ``MAX_THEMES`` are told.
 5. **Name.** The tag, module or words that cover most of the theme, as written; a short tag is
    spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
-   Memory"); a series whose titles mostly start with the same action says so ("AutoWeightsLoader
-   migration"). A module theme takes the profile's labels (English and Chinese).
+   Memory"); a phrase takes the noun it qualifies when the theme's titles share it as widely
+   ("smooth MM" → "smooth MM objective"); a series whose titles mostly start with the same action
+   says so ("AutoWeightsLoader migration"). A module theme takes the profile's labels (English
+   and Chinese).
 6. **Sentence.** ``describe`` adds, once the key PRs are known, one computed sentence per
    language: how many PRs of which kinds, how many key, which lead, and how often titles named the
    topic before.
@@ -836,6 +838,8 @@ def _name(
     text = namer.text
     if namer.source == "tag" and len(text) <= 4:
         text = _spelt_out(text, prs, vocab, topics, paths) or text
+    elif namer.source == "phrase":
+        text = _headed(namer, prs, vocab, topics, members)
     action = _action(prs)
     if action is None:
         return {"en": text, "zh": text}
@@ -843,6 +847,36 @@ def _name(
         "en": f"{text} {t('en', f'theme.action.{action}')}",
         "zh": zh_glue([text, t("zh", f"theme.action.{action}")]),
     }
+
+
+def _headed(
+    namer: _Topic,
+    prs: Sequence[StoredPR],
+    vocab: _Vocabulary,
+    topics: Mapping[str, _Topic],
+    members: set[int],
+) -> str:
+    """A phrase naming a theme, with the noun it qualifies when the theme's titles share one as
+    widely: "smooth MM" → "smooth MM objective" ("Implement smooth MM quantile objective", "Remove
+    obsolete objective leaf update"), as a reader names the thing the modifier describes. The
+    noun must follow the phrase in a title that has both, cover as many of the theme's PRs and
+    not be the repository's own name ("beta sync" is not "beta sync wandb" in wandb/wandb)."""
+    covered = len(namer.members & members)
+    phrase = namer.key.split(":", 1)[1]
+    own = {stem(part) for s in prs[:1] for part in re.split(r"[/\-_.]", s.pr.repo.lower()) if part}
+    heads: Counter[str] = Counter()
+    for s in prs:
+        seen = False
+        for source, key, form, _ in vocab.features(s.pr.title):
+            if key == phrase:
+                seen = True
+            elif seen and source == "word" and key not in phrase.split() and key not in own:
+                tp = topics.get(f"word:{key}")
+                if tp is not None and len(tp.members & members) >= covered:
+                    heads[form.lower()] += 1
+    if not heads:
+        return namer.text
+    return f"{namer.text} {heads.most_common(1)[0][0]}"
 
 
 def _spelt_out(

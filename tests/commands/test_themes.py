@@ -90,6 +90,20 @@ def test_a_tagged_series_is_one_theme_named_by_what_the_tag_abbreviates(generic:
     assert em.kind == "series" and "tag [EM]" in em.evidence[0]
 
 
+def test_a_phrase_names_its_theme_with_the_noun_it_qualifies(generic: Profile) -> None:
+    story = [
+        spr("Implement smooth MM quantile objective"),
+        spr("Use smooth MM updates for the absolute error objective"),
+        spr("Add smooth MM to the pinball objective"),
+    ]
+    themes = find_themes([*story, *filler(40)], generic)
+    (theme,) = [th for th in themes if th.key == "word:smooth mm"]
+    assert theme.title == "smooth MM objective"
+    # without a noun shared as widely (two of three titles), the phrase alone
+    alone = find_themes([*story[:2], spr("Tune smooth MM steps"), *filler(40)], generic)
+    assert [th.title for th in alone if th.key == "word:smooth mm"] == ["smooth MM"]
+
+
 def test_kind_tags_series_markers_and_glue_never_make_a_theme(generic: Profile) -> None:
     prs = [
         spr(f"[Bugfix][{i}/N] Fix the {w} of the run", kind="bugfix")
