@@ -590,6 +590,7 @@ def find_themes(
     topics = _topics(prs, vocab)
     history = _History(previous, vocab)
     specific = _specific_files(prs, paths)
+    changed = Counter(f for files in specific.values() for f in files)  # how many PRs change each
     total = len(prs)
     cap = max(MIN_PRS, int(MAX_SHARE * total))
     places = _places(prs, paths)
@@ -639,7 +640,7 @@ def find_themes(
                 break
         bursts += best[0]
         seed = best[3]
-        joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, cap)
+        joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap)
         taken |= members
         for tp in candidates:
             left = free[tp.key]
@@ -691,6 +692,7 @@ def _grow(
     free: Mapping[str, set[int]],
     novelty: Mapping[str, float],
     specific: Mapping[int, frozenset[str]],
+    changed: Mapping[str, int],
     cap: int,
 ) -> tuple[list[_Topic], set[int]]:
     """The topics that tell the seed's story too, and the PRs they bring, by either of two tests:
@@ -710,7 +712,6 @@ def _grow(
     and never past the size of a bucket (``MAX_SHARE`` of the period).
     """
     recurring = Counter(f for n in core for f in specific.get(n, ()))
-    changed = Counter(f for files in specific.values() for f in files)
     # the story's own files: at least two of its PRs change them, and they are a fair share
     # (``OWN_SHARE``) of the PRs changing them — a ``.gitignore`` two of its PRs touch among many
     # others is everybody's file and ties nothing to it
