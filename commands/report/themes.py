@@ -14,8 +14,9 @@ Every step works from the period's own data and the profile's vocabulary:
    Its changed files, when known, do not make a story; they tie PRs to one (steps 1b and 4).
 1b. **Places.** A title topic that names a *place* — the name of a directory or file that the
    period's PRs work in (at least 30% of a PR's files), spelt the same (``tool parser`` and
-   ``tool_parsers/``), abbreviated by a tag (``[coll]`` and ``collective/``) or a keyword of the
-   module — takes the PRs working there as members too, each about it by half its share of files.
+   ``tool_parsers/``), abbreviated by a tag (``[coll]`` and ``collective/``; a tag also names a
+   directory further up, ``[sycl]`` and ``plugin/sycl/tree/``) or a keyword of the module —
+   takes the PRs working there as members too, each about it by half its share of files.
    These are synonyms from the repository's own vocabulary; a place one PR in ten works in is a
    package, not a subsystem, and one named like the repository is the project itself.
 2. **Candidates.** A title topic shared by at least ``MIN_PRS`` PRs and by at most ``MAX_SHARE``
@@ -91,6 +92,7 @@ BURST = 2.0
 MAX_BURSTS = 3
 TAKEN = 0.5
 GROWTH = 2.0
+ANCESTOR = "^"  # marks a directory further up than a file's own (``_file_places``)
 PLACE_SHARE = 0.3  # a PR works in a place when this share of its files lie there
 PLACE_ABOUT = 0.5  # how much working in a named place makes a PR about the story (a title says more)
 LEAD_PRS = 3
@@ -448,12 +450,18 @@ def _place_key(name: str) -> str:
 @functools.lru_cache(maxsize=FEATURE_CACHE)
 def _file_places(path: str) -> tuple[str, ...]:
     """The places a changed file lies in: its directory's name and its own name without extension
-    or test affix (``tests/cpp/collective/test_tracker.cc`` → collective, tracker). Directories
-    further up hold whole packages (``src``, ``python-package/xgboost``), not a subsystem. Cached:
-    a repository's digests read the same paths week after week."""
+    or test affix (``tests/cpp/collective/test_tracker.cc`` → collective, tracker), and, marked
+    ``ANCESTOR``, the directories between the top level and its own (``plugin/sycl/tree/x.cc`` →
+    ^sycl). Only a tag names a marked place — the author's word for a component whose files lie
+    in subsystem directories of its own (``[sycl]``); a plain word naming one ("tree", "kernel")
+    would make a bucket of everything below it. The top level holds whole packages (``src``,
+    ``python-package``), never a place. Cached: a repository's digests read the same paths week
+    after week."""
     parts = path.lower().split("/")
     name = parts[-1].split(".", 1)[0].removeprefix("test_").removesuffix("_test")
-    return tuple(dict.fromkeys(_place_key(p) for p in (parts[-2] if len(parts) > 1 else "", name) if p))
+    near = [_place_key(p) for p in (parts[-2] if len(parts) > 1 else "", name) if p]
+    far = [ANCESTOR + _place_key(p) for p in parts[1:-2]]
+    return tuple(dict.fromkeys([*near, *far]))
 
 
 @functools.lru_cache(maxsize=FEATURE_CACHE)
@@ -470,6 +478,7 @@ def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict
     (``python-package/xgboost/`` in dmlc/xgboost is the project itself)."""
     out: dict[str, dict[int, float]] = {}
     own = {_place_key(part) for s in prs[:1] for part in s.pr.repo.lower().split("/")}
+    own |= {ANCESTOR + name for name in own}
     for s in prs:
         files = paths.get(s.pr.number, ())
         for place, share in _works_in(tuple(files)) if files else ():
@@ -493,7 +502,7 @@ def _name_places(
         return
     by_module: dict[str, list[str]] = {}
     for place in places:
-        if len(place) >= 3:
+        if len(place) >= 3 and not place.startswith(ANCESTOR):
             for module in vocab.word(place)[1]:
                 by_module.setdefault(module, []).append(place)
     for tp in topics.values():
@@ -501,7 +510,12 @@ def _name_places(
         if tp.source == "module":
             named = tuple(by_module.get(what, ()))
         elif tp.source == "tag":
-            named = tuple(p for p in places if what == p.replace(" ", "") or abbreviates(what, p))
+            named = tuple(
+                p
+                for p in places
+                if what == p.removeprefix(ANCESTOR).replace(" ", "")
+                or abbreviates(what, p.removeprefix(ANCESTOR))
+            )
         else:
             named = (what,) if what in places else ()
         for place in named:

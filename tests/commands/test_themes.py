@@ -245,6 +245,25 @@ def test_a_tag_naming_a_directory_takes_the_prs_working_there(generic: Profile) 
     assert numbers(by_key(find_themes(prs, generic), "tag:coll")) == {s.pr.number for s in [*tagged, *short]}
 
 
+def test_a_tag_names_a_directory_further_up_but_a_plain_word_does_not(generic: Profile) -> None:
+    tagged = [spr(f"[sycl] {w}") for w in ("Fix the build", "Support fp32 devices", "Tune the sampler")]
+    untagged = [spr(f"Refactor the {w} on device") for w in ("gradient calculation", "prediction cache")]
+    kernels = [spr(f"Kernel {w} cleanup") for w in ("split", "prune", "refresh")]
+    below = [spr(f"Adjust Zq{w}xyz") for w in ("a", "b", "c")]  # working below src/kernel/
+    prs = [*tagged, *untagged, *kernels, *below, *filler(60)]
+    # the plugin's files lie in subsystem directories below plugin/sycl/
+    paths: dict[int, list[str]] = {
+        s.pr.number: [f"plugin/sycl/tree/u{i}.cc", f"plugin/sycl/data/d{i}.h"]
+        for i, s in enumerate([*tagged, *untagged])
+    }
+    paths.update({s.pr.number: [f"src/kernel/cuda/k{i}.cu"] for i, s in enumerate(below)})
+    paths.update({s.pr.number: [f"misc/{i}.c"] for i, s in enumerate(prs) if s.pr.number not in paths})
+    themes = find_themes(prs, generic, paths=paths)
+    assert numbers(by_key(themes, "tag:sycl")) == {s.pr.number for s in [*tagged, *untagged]}
+    # a plain word names only the directory holding the files: src/kernel/cuda/ is not "kernel"
+    assert numbers(by_key(themes, "word:kernel")) == {s.pr.number for s in kernels}
+
+
 def test_a_place_many_prs_work_in_or_named_like_the_repository_names_no_story(generic: Profile) -> None:
     objective = [spr(f"Implement the {w} objective") for w in ("quantile", "huber")]
     working = [spr(f"Use smooth updates for {w}") for w in ("absolute error", "pseudo huber")]
