@@ -167,6 +167,7 @@ class ScoreSpec(_Section):
     bot_authors: Strs = []
     theme: float = 0.0
     theme_min_prs: Annotated[int, Field(ge=2)] = 3
+    theme_kinds: Strs = []
     flags: dict[str, float] = {}
     kinds: dict[str, float] = {}
     modules: dict[str, float] = {}
@@ -757,6 +758,9 @@ def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
     for i, kind in enumerate(mt.exempt_kinds):
         if kind not in kinds:
             raise _KeyError(("flags", "missing-tests", "exempt_kinds", i), f"unknown kind {kind!r}")
+    for i, kind in enumerate(spec.score.theme_kinds):
+        if kind not in kinds:
+            raise _KeyError(("score", "theme_kinds", i), f"unknown kind {kind!r}")
     for table, known, what in (
         (spec.score.kinds, kinds, "kind"),
         (spec.score.modules, modules, "module"),

@@ -117,6 +117,7 @@ STRINGS: dict[str, str] = {
     "score.series": "one of a series ({detail})",
     "score.bot": "opened by a bot ({detail})",
     "score.theme": 'part of the theme "{detail}"',
+    "score.theme_lift": 'part of the theme "{detail}" ({n} PRs), which lifts the {kind} penalty',
     # storyline themes (commands/report/themes.py); ".one" is the singular where English needs it
     "theme.action.migrate": "migration",
     "theme.action.port": "port",

@@ -41,4 +41,6 @@ def score_reason(
     detail = part.detail
     if part.rule == "theme" and theme_names:
         detail = theme_names.get(detail, {}).get(lang, detail)
+    if part.rule == "theme" and part.reason.endswith(" penalty"):  # its kind's penalty lifted
+        return t(lang, "score.theme_lift", detail=detail)
     return t(lang, f"score.{part.rule}", detail=detail)

@@ -103,6 +103,7 @@ STRINGS: dict[str, str] = {
     "score.series": "系列 PR 之一（{detail}）",
     "score.bot": "由机器人提交（{detail}）",
     "score.theme": "属于主题“{detail}”",
+    "score.theme_lift": "属于主题“{detail}”，作为主题的一部分不再按类型扣分",
     # storyline themes (commands/report/themes.py)
     "theme.action.migrate": "迁移",
     "theme.action.port": "移植",

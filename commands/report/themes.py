@@ -14,8 +14,9 @@ Every step works from the period's own data and the profile's vocabulary:
    Its changed files, when known, do not make a story; they tie PRs to one (steps 1b and 4).
 1b. **Places.** A title topic that names a *place* — the name of a directory or file that the
    period's PRs work in (at least 30% of a PR's files), spelt the same (``tool parser`` and
-   ``tool_parsers/``), abbreviated by a tag (``[coll]`` and ``collective/``) or a keyword of the
-   module — takes the PRs working there as members too, each about it by half its share of files.
+   ``tool_parsers/``), abbreviated by a tag (``[coll]`` and ``collective/``; a tag also names a
+   directory further up, ``[sycl]`` and ``plugin/sycl/tree/``) or a keyword of the module —
+   takes the PRs working there as members too, each about it by half its share of files.
    These are synonyms from the repository's own vocabulary; a place one PR in ten works in is a
    package, not a subsystem, and one named like the repository is the project itself.
 2. **Candidates.** A title topic shared by at least ``MIN_PRS`` PRs and by at most ``MAX_SHARE``
@@ -27,7 +28,8 @@ Every step works from the period's own data and the profile's vocabulary:
 4. **Greedy cover.** A name, phrase or tag *bursting* against the earlier windows (new this week)
    is told first; then the strongest remaining candidate. It grows by the topics that tell the
    same story (``_grow``: their titles are mostly the seed's PRs, or their PRs mostly work in the
-   files the seed's PRs work in), up to ``GROWTH`` times its size. Its PRs leave the pool — a PR
+   seed's own files — those its PRs change over and over and are a fair share of the changes
+   to), up to ``GROWTH`` times its size. Its PRs leave the pool — a PR
    is in at most one theme — and a topic mostly told already is not told again; words joining by
    shared files never carry a PR whose first tag names another story. ``SPARE_THEMES`` more than
    are told.
@@ -38,8 +40,10 @@ Every step works from the period's own data and the profile's vocabulary:
    The first ``MAX_THEMES`` are told.
 5. **Name.** The tag, module or words that cover most of the theme, as written; a short tag is
    spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
-   Memory"); a series whose titles mostly start with the same action says so ("AutoWeightsLoader
-   migration"). A module theme takes the profile's labels (English and Chinese).
+   Memory"); a phrase takes the noun it qualifies when the theme's titles share it as widely
+   ("smooth MM" → "smooth MM objective"); a series whose titles mostly start with the same action
+   says so ("AutoWeightsLoader migration"). A module theme takes the profile's labels (English
+   and Chinese).
 6. **Sentence.** ``describe`` adds, once the key PRs are known, one computed sentence per
    language: how many PRs of which kinds, how many key, which lead, and how often titles named the
    topic before.
@@ -82,12 +86,14 @@ FILE_JOINED = frozenset({"name", "phrase", "word"})
 SPECIFIC_FILE_SHARE = 0.1
 AT_HOME = 0.5
 SHARED_FILES = 2 / 3
+OWN_SHARE = 0.4  # a file is a story's own when its PRs are this share of the period's PRs changing it
 MIN_BURST_PRS = 4
 BURSTING = frozenset({"tag", "name", "phrase"})  # a plain word bursting is often chance
 BURST = 2.0
 MAX_BURSTS = 3
 TAKEN = 0.5
 GROWTH = 2.0
+ANCESTOR = "^"  # marks a directory further up than a file's own (``_file_places``)
 PLACE_SHARE = 0.3  # a PR works in a place when this share of its files lie there
 PLACE_ABOUT = 0.5  # how much working in a named place makes a PR about the story (a title says more)
 LEAD_PRS = 3
@@ -129,7 +135,10 @@ class Theme:
     lead: tuple[int, ...] = ()
     """the PRs the summary names"""
     strength: float = 0.0
-    """how strongly the period tells this story (what ranked it): its PRs' weights × trust × rarity"""
+    """how strongly the period tells this story (what picked it): its PRs' weights × trust × rarity"""
+    standing: float | None = None
+    """how it stands among the period's stories (what orders them after the news): its strength,
+    up to twice for a coherent subsystem story, a module's slice for its share (None: its strength)"""
     told: frozenset[int] | None = None
     """the PRs whose titles tell the story (None: all); the others joined by the files they change"""
 
@@ -442,12 +451,18 @@ def _place_key(name: str) -> str:
 @functools.lru_cache(maxsize=FEATURE_CACHE)
 def _file_places(path: str) -> tuple[str, ...]:
     """The places a changed file lies in: its directory's name and its own name without extension
-    or test affix (``tests/cpp/collective/test_tracker.cc`` → collective, tracker). Directories
-    further up hold whole packages (``src``, ``python-package/xgboost``), not a subsystem. Cached:
-    a repository's digests read the same paths week after week."""
+    or test affix (``tests/cpp/collective/test_tracker.cc`` → collective, tracker), and, marked
+    ``ANCESTOR``, the directories between the top level and its own (``plugin/sycl/tree/x.cc`` →
+    ^sycl). Only a tag names a marked place — the author's word for a component whose files lie
+    in subsystem directories of its own (``[sycl]``); a plain word naming one ("tree", "kernel")
+    would make a bucket of everything below it. The top level holds whole packages (``src``,
+    ``python-package``), never a place. Cached: a repository's digests read the same paths week
+    after week."""
     parts = path.lower().split("/")
     name = parts[-1].split(".", 1)[0].removeprefix("test_").removesuffix("_test")
-    return tuple(dict.fromkeys(_place_key(p) for p in (parts[-2] if len(parts) > 1 else "", name) if p))
+    near = [_place_key(p) for p in (parts[-2] if len(parts) > 1 else "", name) if p]
+    far = [ANCESTOR + _place_key(p) for p in parts[1:-2]]
+    return tuple(dict.fromkeys([*near, *far]))
 
 
 @functools.lru_cache(maxsize=FEATURE_CACHE)
@@ -464,6 +479,7 @@ def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict
     (``python-package/xgboost/`` in dmlc/xgboost is the project itself)."""
     out: dict[str, dict[int, float]] = {}
     own = {_place_key(part) for s in prs[:1] for part in s.pr.repo.lower().split("/")}
+    own |= {ANCESTOR + name for name in own}
     for s in prs:
         files = paths.get(s.pr.number, ())
         for place, share in _works_in(tuple(files)) if files else ():
@@ -487,7 +503,7 @@ def _name_places(
         return
     by_module: dict[str, list[str]] = {}
     for place in places:
-        if len(place) >= 3:
+        if len(place) >= 3 and not place.startswith(ANCESTOR):
             for module in vocab.word(place)[1]:
                 by_module.setdefault(module, []).append(place)
     for tp in topics.values():
@@ -495,7 +511,12 @@ def _name_places(
         if tp.source == "module":
             named = tuple(by_module.get(what, ()))
         elif tp.source == "tag":
-            named = tuple(p for p in places if what == p.replace(" ", "") or abbreviates(what, p))
+            named = tuple(
+                p
+                for p in places
+                if what == p.removeprefix(ANCESTOR).replace(" ", "")
+                or abbreviates(what, p.removeprefix(ANCESTOR))
+            )
         else:
             named = (what,) if what in places else ()
         for place in named:
@@ -603,6 +624,7 @@ def find_themes(
     topics = _topics(prs, vocab)
     history = _History(previous, vocab)
     specific = _specific_files(prs, paths)
+    changed = Counter(f for files in specific.values() for f in files)  # how many PRs change each
     total = len(prs)
     cap = max(MIN_PRS, int(MAX_SHARE * total))
     places = _places(prs, paths)
@@ -654,7 +676,7 @@ def find_themes(
                 break
         bursts += best[0]
         seed = best[3]
-        joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, cap)
+        joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap)
         taken |= members
         for tp in candidates:
             left = free[tp.key]
@@ -670,10 +692,10 @@ def find_themes(
     # news first (in the order found), then the stories by standing; the rest are left untold
     shown = sorted(range(len(found)), key=lambda i: (not found[i][6], -found[i][5], i))[:MAX_THEMES]
     themes = []
-    for seed, joined, members, namer, power_then, _, _ in (found[i] for i in shown):
+    for seed, joined, members, namer, power_then, stand, _ in (found[i] for i in shown):
         theme = _theme(seed, [seed, *joined], members, namer, by_number, topics, vocab, history, paths)
         told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
-        themes.append(replace(theme, strength=round(power_then, 2), told=told))
+        themes.append(replace(theme, strength=round(power_then, 2), standing=round(stand, 2), told=told))
     return themes
 
 
@@ -706,6 +728,7 @@ def _grow(
     free: Mapping[str, set[int]],
     novelty: Mapping[str, float],
     specific: Mapping[int, frozenset[str]],
+    changed: Mapping[str, int],
     cap: int,
 ) -> tuple[list[_Topic], set[int]]:
     """The topics that tell the seed's story too, and the PRs they bring, by either of two tests:
@@ -715,15 +738,20 @@ def _grow(
       work where the seed's PRs work);
     - *shared files*: title words (not another tag: that is the author's name for another story)
       whose PRs mostly work where the seed's PRs work — two thirds of them change mostly files
-      that at least two of the seed's PRs change ("Store categories from pandas" in the files of
-      the ``[enc]`` series) — those PRs join.
+      that at least two of the seed's PRs change, and that the seed's PRs are at least
+      ``OWN_SHARE`` of the changes to ("Store categories from pandas" in the files of the
+      ``[enc]`` series; not "Fix git ignore" when two of the series' PRs are among eight changing
+      ``.gitignore``) — those PRs join.
 
     Areas (profile modules) and topics bursting more than the seed stay stories of their own.
     The best-supported topics join first, and the theme grows to at most ``GROWTH`` times the seed
     and never past the size of a bucket (``MAX_SHARE`` of the period).
     """
     recurring = Counter(f for n in core for f in specific.get(n, ()))
-    footprint = {f for f, c in recurring.items() if c >= 2}
+    # the story's own files: at least two of its PRs change them, and they are a fair share
+    # (``OWN_SHARE``) of the PRs changing them — a ``.gitignore`` two of its PRs touch among many
+    # others is everybody's file and ties nothing to it
+    footprint = {f for f, c in recurring.items() if c >= 2 and c >= OWN_SHARE * changed[f]}
     home: set[int] = set(core)
     if footprint:
         for n, files in specific.items():
@@ -847,6 +875,8 @@ def _name(
     text = namer.text
     if namer.source == "tag" and len(text) <= 4:
         text = _spelt_out(text, prs, vocab, topics, paths) or text
+    elif namer.source == "phrase":
+        text = _headed(namer, prs, vocab, topics, members)
     action = _action(prs)
     if action is None:
         return {"en": text, "zh": text}
@@ -854,6 +884,36 @@ def _name(
         "en": f"{text} {t('en', f'theme.action.{action}')}",
         "zh": zh_glue([text, t("zh", f"theme.action.{action}")]),
     }
+
+
+def _headed(
+    namer: _Topic,
+    prs: Sequence[StoredPR],
+    vocab: _Vocabulary,
+    topics: Mapping[str, _Topic],
+    members: set[int],
+) -> str:
+    """A phrase naming a theme, with the noun it qualifies when the theme's titles share one as
+    widely: "smooth MM" → "smooth MM objective" ("Implement smooth MM quantile objective", "Remove
+    obsolete objective leaf update"), as a reader names the thing the modifier describes. The
+    noun must follow the phrase in a title that has both, cover as many of the theme's PRs and
+    not be the repository's own name ("beta sync" is not "beta sync wandb" in wandb/wandb)."""
+    covered = len(namer.members & members)
+    phrase = namer.key.split(":", 1)[1]
+    own = {stem(part) for s in prs[:1] for part in re.split(r"[/\-_.]", s.pr.repo.lower()) if part}
+    heads: Counter[str] = Counter()
+    for s in prs:
+        seen = False
+        for source, key, form, _ in vocab.features(s.pr.title):
+            if key == phrase:
+                seen = True
+            elif seen and source == "word" and key not in phrase.split() and key not in own:
+                tp = topics.get(f"word:{key}")
+                if tp is not None and len(tp.members & members) >= covered:
+                    heads[form.lower()] += 1
+    if not heads:
+        return namer.text
+    return f"{namer.text} {heads.most_common(1)[0][0]}"
 
 
 def _spelt_out(
@@ -904,16 +964,23 @@ def _action(prs: Sequence[StoredPR]) -> str | None:
 
 def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePart]:
     """The score part each PR of a storyline earns in its period: ``[score] theme`` points for
-    the period's leading story, in proportion to its strength for the others (themes smaller than
+    the period's leading story, in proportion to its standing for the others (themes smaller than
     ``theme_min_prs`` earn nothing), with the theme named as evidence. A PR whose title does not
-    tell the story — only the files it changes tie it in — earns half (rounded to half points)."""
+    tell the story — only the files it changes tie it in — earns half (rounded to half points).
+
+    A PR of one of the ``theme_kinds`` (the generic profile: docs) has its kind's penalty lifted
+    too: the story's own documentation is part of the story — release notes list the External
+    Memory tutorial under External Memory — while docs on their own still weigh little."""
     points = profile.score.theme
+    lifted = frozenset(profile.score.theme_kinds)
     out: dict[int, ScorePart] = {}
-    top = max((th.strength for th in themes), default=0.0)
+    # by standing, as the stories are told: a coherent story (SYCL in its own directory) counts
+    # as much as its place among them, not only as its PRs weigh
+    top = max((_standing_of(th) for th in themes), default=0.0)
     if not points or top <= 0:
         return out
     for th in themes:
-        share = th.strength / top
+        share = _standing_of(th) / top
         earned = round(points * share * 2) / 2  # in half points, as a reader would weigh it
         if len(th.prs) < profile.score.theme_min_prs or not earned:
             continue
@@ -931,8 +998,18 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
             detail=th.title,
         )
         for s in th.prs:
-            out[s.pr.number] = part if th.told is None or s.pr.number in th.told else aside
+            mine = part if th.told is None or s.pr.number in th.told else aside
+            penalty = -profile.score.kinds.get(s.cls.kind, 0.0)
+            if s.cls.kind in lifted and penalty > 0:
+                kind = profile.kind_label(s.cls.kind, "en").lower()
+                reason = t("en", "score.theme_lift", detail=th.title, n=len(th.prs), kind=kind)
+                mine = mine.model_copy(update={"reason": reason, "points": mine.points + penalty})
+            out[s.pr.number] = mine
     return out
+
+
+def _standing_of(theme: Theme) -> float:
+    return theme.strength if theme.standing is None else theme.standing
 
 
 def rebind(themes: Sequence[Theme], prs: Sequence[StoredPR]) -> list[Theme]:

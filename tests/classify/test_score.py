@@ -143,6 +143,7 @@ def test_score_reasons_in_chinese_use_the_profiles_labels(generic: Profile) -> N
         ({"smal": {"lines": 5, "points": -1}}, "score.smal: unknown key (did you mean 'small'?)"),
         ({"bot": "yes"}, "score.bot: expected a number, got a string"),
         ({"theme_min_prs": 1}, "score.theme_min_prs: must be ≥ 2, got 1"),
+        ({"theme_kinds": ["manual"]}, "score.theme_kinds[0]: unknown kind 'manual'"),
     ],
 )
 def test_new_score_keys_are_validated(tmp_path: Path, score: dict[str, Any], error: str) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from classify.models import Classification, PullRequest
 from classify.rules import Profile, load_profile, profile_from_data
+from commands.locale.reasons import score_reason
 from commands.report.themes import Theme, describe, find_themes, join, theme_parts, zh_glue
 from storage.prs import StoredPR
 
@@ -87,6 +88,20 @@ def test_a_tagged_series_is_one_theme_named_by_what_the_tag_abbreviates(generic:
     assert numbers(em) == {s.pr.number for s in series}
     assert em.name == {"en": "External Memory", "zh": "External Memory"}
     assert em.kind == "series" and "tag [EM]" in em.evidence[0]
+
+
+def test_a_phrase_names_its_theme_with_the_noun_it_qualifies(generic: Profile) -> None:
+    story = [
+        spr("Implement smooth MM quantile objective"),
+        spr("Use smooth MM updates for the absolute error objective"),
+        spr("Add smooth MM to the pinball objective"),
+    ]
+    themes = find_themes([*story, *filler(40)], generic)
+    (theme,) = [th for th in themes if th.key == "word:smooth mm"]
+    assert theme.title == "smooth MM objective"
+    # without a noun shared as widely (two of three titles), the phrase alone
+    alone = find_themes([*story[:2], spr("Tune smooth MM steps"), *filler(40)], generic)
+    assert [th.title for th in alone if th.key == "word:smooth mm"] == ["smooth MM"]
 
 
 def test_kind_tags_series_markers_and_glue_never_make_a_theme(generic: Profile) -> None:
@@ -180,6 +195,28 @@ def test_untagged_prs_working_in_the_series_files_join_it(generic: Profile) -> N
     assert numbers(alone) == {s.pr.number for s in series}
 
 
+def test_words_sharing_only_a_file_everybody_changes_stay_out_of_the_series(generic: Profile) -> None:
+    series = [spr(f"[enc] Recode the {w}") for w in ("booster", "predictor", "dask path", "sklearn path")]
+    ignore = [spr(f"Ignore {w} files") for w in ("UBJSON", "config", "build")]
+    others = filler(90)
+    prs = [*series, *ignore, *others]
+    shared = ["src/data/cat_container.h", "src/encoder/ordinal.h"]
+    paths: dict[int, list[str]] = {s.pr.number: [*shared, f"src/enc_{i}.cc"] for i, s in enumerate(series)}
+    for s in series[:2]:  # two of the series touch .gitignore too
+        paths[s.pr.number].append(".gitignore")
+    paths.update({s.pr.number: [".gitignore"] for s in ignore})
+    paths.update({s.pr.number: [f"misc/{i}.c"] for i, s in enumerate(others)})
+
+    def enc() -> set[int]:
+        return numbers(by_key(find_themes(prs, generic, paths=paths), "tag:enc"))
+
+    # the series' PRs are two of the five changing .gitignore: their file, the "ignore" PRs join
+    assert enc() == {s.pr.number for s in [*series, *ignore]}
+    # two of eight: everybody's file, which ties nothing to the series
+    paths.update({s.pr.number: [".gitignore", f"misc/{i}.c"] for i, s in enumerate(others[:3])})
+    assert enc() == {s.pr.number for s in series}
+
+
 def test_a_tag_naming_a_directory_takes_the_prs_working_there(generic: Profile) -> None:
     tagged = [
         spr(f"[coll] {w}") for w in ("Add tracker logs", "Reduce open sockets", "Support nccl timeouts")
@@ -206,6 +243,25 @@ def test_a_tag_naming_a_directory_takes_the_prs_working_there(generic: Profile) 
     assert coll.told == {s.pr.number for s in [*tagged, *short]}
     # without the files the untagged PRs are not in it
     assert numbers(by_key(find_themes(prs, generic), "tag:coll")) == {s.pr.number for s in [*tagged, *short]}
+
+
+def test_a_tag_names_a_directory_further_up_but_a_plain_word_does_not(generic: Profile) -> None:
+    tagged = [spr(f"[sycl] {w}") for w in ("Fix the build", "Support fp32 devices", "Tune the sampler")]
+    untagged = [spr(f"Refactor the {w} on device") for w in ("gradient calculation", "prediction cache")]
+    kernels = [spr(f"Kernel {w} cleanup") for w in ("split", "prune", "refresh")]
+    below = [spr(f"Adjust Zq{w}xyz") for w in ("a", "b", "c")]  # working below src/kernel/
+    prs = [*tagged, *untagged, *kernels, *below, *filler(60)]
+    # the plugin's files lie in subsystem directories below plugin/sycl/
+    paths: dict[int, list[str]] = {
+        s.pr.number: [f"plugin/sycl/tree/u{i}.cc", f"plugin/sycl/data/d{i}.h"]
+        for i, s in enumerate([*tagged, *untagged])
+    }
+    paths.update({s.pr.number: [f"src/kernel/cuda/k{i}.cu"] for i, s in enumerate(below)})
+    paths.update({s.pr.number: [f"misc/{i}.c"] for i, s in enumerate(prs) if s.pr.number not in paths})
+    themes = find_themes(prs, generic, paths=paths)
+    assert numbers(by_key(themes, "tag:sycl")) == {s.pr.number for s in [*tagged, *untagged]}
+    # a plain word names only the directory holding the files: src/kernel/cuda/ is not "kernel"
+    assert numbers(by_key(themes, "word:kernel")) == {s.pr.number for s in kernels}
 
 
 def test_a_place_many_prs_work_in_or_named_like_the_repository_names_no_story(generic: Profile) -> None:
@@ -365,6 +421,37 @@ def test_theme_parts_give_the_leading_story_full_points_and_weaker_ones_a_share(
     parts = theme_parts([told, half], generic)
     assert [parts[n].points for n in lead.numbers] == [points] * 3 + [points / 2] * 2
     assert parts[lead.numbers[4]].reason == 'part of the theme "lead" (5 PRs) by the files it changes'
+    # the share follows the story's standing when it has one: a coherent story weighing half as
+    # much as the lead but standing as high earns as much
+    coherent = replace(half, standing=100.0)
+    parts = theme_parts([replace(lead, standing=100.0), coherent], generic)
+    assert {parts[n].points for n in coherent.numbers} == {points}
+
+
+def test_a_storys_own_docs_have_the_docs_penalty_lifted(generic: Profile) -> None:
+    docs, test = spr("[EM] Tutorial", kind="docs"), spr("[EM] More tests", kind="test")
+    story = Theme(
+        key="tag:em",
+        kind="series",
+        name={"en": "External Memory", "zh": "外存"},
+        prs=[*(spr(f"[EM] Step {i}") for i in range(3)), docs, test],
+        strength=10,
+        told=frozenset([docs.pr.number]),
+    )
+    assert generic.score.theme_kinds == ["docs"]
+    parts = theme_parts([story], generic)
+    points, penalty = generic.score.theme, -generic.score.kinds["docs"]
+    assert parts[docs.pr.number].points == points + penalty
+    assert parts[docs.pr.number].reason == (
+        'part of the theme "External Memory" (5 PRs), which lifts the documentation penalty'
+    )
+    names = {"External Memory": {"en": "External Memory", "zh": "外存"}}
+    assert (
+        score_reason("zh", parts[docs.pr.number], generic, names)
+        == "属于主题“外存”，作为主题的一部分不再按类型扣分"
+    )
+    # a kind the profile does not list keeps its penalty; a PR tied in by its files earns half
+    assert parts[test.pr.number].points == points / 2 and "lifts" not in parts[test.pr.number].reason
 
 
 def test_chinese_glue_and_lists() -> None:
