@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 from pathlib import Path
 
@@ -45,6 +47,28 @@ def test_parallel_reclassify_equals_the_in_process_one(
         assert again.changed == 0, "an unchanged profile rewrites nothing"
         store.db.conn.close()
     assert _snapshot(demo_db) == _snapshot(other)
+
+
+# Made from the demo PRs with the code before the set-based reclassify (issue 14, point 3; commit
+# 36acb18's ``classify``, ``_cls_row``, ``_hash`` and ``_tag_rows``): the cls_hash of every fourth
+# PR and a digest of every tag row, per profile.
+GOLDEN = Path(__file__).with_name("reclassify_golden.json")
+
+
+def test_a_full_reclassify_stores_what_the_code_before_it_stored(demo_db: Path) -> None:
+    golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    store = PRStore(connect(demo_db))
+    for name in ("generic", "vllm"):  # the demo cache holds vllm's: every row changes, twice
+        result = reclassify(store, load_profile(name), workers=2, batch=200)
+        assert (result.classified, result.workers) == (1247, 2)
+        hashes = dict(store.db.execute("SELECT number, cls_hash FROM prs").fetchall())
+        want = golden[name]["cls_hash"]
+        assert {n: hashes[int(n)] for n in want} == want, name
+        tags = store.db.execute("SELECT repo, number, merged_at, tag_type, tag FROM pr_tags").fetchall()
+        assert len(tags) == golden[name]["tag_rows"], name
+        digest = hashlib.blake2b(repr(sorted(tags)).encode(), digest_size=16).hexdigest()
+        assert digest == golden[name]["tags"], name
+    store.db.conn.close()
 
 
 def test_reclassify_after_an_import_reaches_the_same_rows(demo_db: Path, profile: Profile) -> None:
