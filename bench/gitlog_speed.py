@@ -222,8 +222,13 @@ def build_repo(path: Path, prs: int, seed: int = 1) -> None:
 
 def _cpu() -> float:
     """CPU seconds used so far by this process and its finished children (git)."""
+    return sum(_cpu_split())
+
+
+def _cpu_split() -> tuple[float, float]:
+    """(this process, its finished children: git) CPU seconds so far."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 
 def bare_git_log(repo: Path) -> float:
@@ -234,15 +239,15 @@ def bare_git_log(repo: Path) -> float:
     return time.perf_counter() - t0
 
 
-def full_import(repo: Path, work: Path, run: int) -> tuple[float, float, int]:
-    """(wall s, CPU s of this process and git, PRs) of ``sync_git`` into a fresh cache file."""
+def full_import(repo: Path, work: Path, run: int) -> tuple[float, float, float, int]:
+    """(wall s, CPU s of Python, CPU s of git, PRs) of ``sync_git`` into a fresh cache file."""
     classifier = classifier_for(load_profile("vllm"))
     store = PRStore(connect(work / f"cache-{run}.db", create=True))
-    c0, t0 = _cpu(), time.perf_counter()
+    (py0, git0), t0 = _cpu_split(), time.perf_counter()
     report = sync_git(store, classifier, repo, REPO)
-    wall, cpu = time.perf_counter() - t0, _cpu() - c0
+    wall, (py1, git1) = time.perf_counter() - t0, _cpu_split()
     store.db.close()
-    return wall, cpu, report.fetched
+    return wall, py1 - py0, git1 - git0, report.fetched
 
 
 def _spread(values: list[float]) -> str:
@@ -284,13 +289,13 @@ def main() -> None:
         ratios: list[float] = []
         for run in range(args.runs):  # interleaved, so both meet the same machine load
             b = bare_git_log(repo)
-            wall, cpu, fetched = full_import(repo, work, run)
+            wall, py_cpu, git_cpu, fetched = full_import(repo, work, run)
             bare.append(b)
             full.append(wall)
             ratios.append(wall / b)
             print(
                 f"round {run + 1}: bare git log {b:.2f}s; full import (walk + classify + store) of "
-                f"{fetched} PRs {wall:.2f}s wall, {cpu:.2f}s CPU (git + Python) = {wall / b:.2f}× git log "
+                f"{fetched} PRs {wall:.2f}s wall (CPU: git {git_cpu:.2f}s, Python {py_cpu:.2f}s) = {wall / b:.2f}× git log "
                 f"[load {os.getloadavg()[0]:.2f}]"
             )
         print(f"bare git log: {_spread(bare)}")
