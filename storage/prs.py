@@ -11,7 +11,6 @@ import bisect
 import hashlib
 import itertools
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,6 +23,8 @@ from classify.text import search_text
 
 if TYPE_CHECKING:  # the models and queries here are read by every command (and `prdigest --help`,
     # which imports the commands); only writes need storage.db, imported when a write happens
+    import sqlite3
+
     import sqlite_utils
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
