@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from classify.engine import classify
 from classify.models import PullRequest
-from classify.rules import Profile
+from classify.rules import Profile, ProfileError
 from storage.db import open_reader, require_writable
 from storage.prs import ClassifiedRow, PRStore, UpsertCounts, classified_row, read_prs
 
@@ -143,8 +143,16 @@ def _classify_prs(profile: Profile, prs: list[PullRequest]) -> list[ClassifiedRo
 _WORKER: dict[str, Any] = {}
 
 
-def _start_worker(profile: Profile, db_path: str) -> None:
-    _WORKER["profile"] = profile
+def _start_worker(profile_of: tuple[Callable[..., Profile], tuple[Any, ...]], db_path: str) -> None:
+    """Load the parent's profile (``Profile.__reduce__``: its file, checked against the parent's
+    content hash) and open a read connection. A profile edited meanwhile is kept as the error
+    every batch then raises, so the command reports it in one line instead of a broken pool."""
+    rebuild, args = profile_of
+    try:
+        _WORKER["profile"] = rebuild(*args)
+    except ProfileError as exc:
+        _WORKER["error"] = exc
+        return
     _WORKER["conn"] = open_reader(db_path)
 
 
@@ -154,6 +162,8 @@ def _classify_batch(rowids: list[int]) -> list[ClassifiedRow]:
     Only rowids go to the worker and compact tuples come back; reading the rows in the parent
     and pickling them over cost it ~3 s of a 200,000-PR reclassify, on the core the writes use.
     """
+    if "error" in _WORKER:
+        raise _WORKER["error"]
     return _classify_prs(_WORKER["profile"], read_prs(_WORKER["conn"], rowids))
 
 
@@ -212,7 +222,7 @@ def reclassify(
         max_workers=workers,
         mp_context=_pool_context(),
         initializer=_start_worker,
-        initargs=(profile, str(path)),
+        initargs=(profile.__reduce__(), str(path)),
     ) as pool:
         pending: deque[Future[list[ClassifiedRow]]] = deque()
         for chunk in batches:

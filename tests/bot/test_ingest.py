@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.ingest import reclassify
-from classify.rules import Profile, load_profile
+from bot.ingest import _WORKER, _classify_batch, _start_worker, reclassify
+from classify.rules import Profile, ProfileError, load_profile
 from storage.db import connect
 from storage.prs import PRStore
 
@@ -178,3 +178,27 @@ def test_an_interrupted_reclassify_is_completed_by_the_next_run(
     assert (rest.total, rest.classified) == (1247, 1247 - 400)
     store.db.conn.close()
     assert _snapshot(demo_db) == _snapshot(whole)
+
+
+def test_a_profile_edited_before_a_worker_loads_it_is_a_profile_error_of_the_batch(
+    demo_db: Path, tmp_path: Path, profile: Profile
+) -> None:
+    # A worker process loads the parent's profile from its file and checks the content hash; an
+    # edit in between must reach the command as a ProfileError (one line), not a broken pool.
+    copy = _edited_copy(profile, tmp_path, 'description = "vLLM', 'description = "The vLLM')
+    sent = copy.__reduce__()
+    text = copy.source.read_text(encoding="utf-8")
+    copy.source.write_text(text.replace('"all to all"]', '"all to all", "kernel"]'), encoding="utf-8")
+    try:
+        _start_worker(sent, str(demo_db))
+        with pytest.raises(ProfileError, match="edited while in use"):
+            _classify_batch([1, 2])
+    finally:
+        _WORKER.clear()
+    _start_worker(profile.__reduce__(), str(demo_db))  # the unedited profile: the batch is classified
+    try:
+        rows = _classify_batch([1, 2])
+        assert [r.profile_hash for r in rows] == [profile.content_hash] * 2
+    finally:
+        _WORKER.pop("conn").close()
+        _WORKER.clear()
