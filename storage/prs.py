@@ -11,7 +11,7 @@ import bisect
 import hashlib
 import itertools
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -353,28 +353,6 @@ def _light_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
         },
     )
     return StoredPR(pr=pr, cls=cls)
-
-
-def pr_from_row(row: dict[str, Any]) -> PullRequest:
-    """A PullRequest from a stored row (``raw_batches``); classification columns are not needed."""
-    full = dict(row)
-    for col in _CLS_DEFAULTS:
-        full.setdefault(col, _CLS_DEFAULTS[col])
-    return _row_to_stored(full).pr
-
-
-_CLS_DEFAULTS = {
-    "modules": "[]",
-    "kind": "other",
-    "flags": "[]",
-    "score": 0.0,
-    "breakdown": "[]",
-    "highlights": "[]",
-    "gist": "",
-    "profile": "",
-    "profile_version": "",
-    "profile_hash": "",
-}
 
 
 class ClassifiedRow(NamedTuple):
@@ -930,20 +908,3 @@ class PRStore:
         else:
             where, params = ("repo = ?", [repo]) if repo is not None else ("1", [])
         return sorted(r[0] for r in self.db.execute(f"SELECT rowid FROM prs WHERE {where}", params))
-
-    def raw_batches(
-        self, repo: str | None = None, *, batch: int = 2000, other_than: str | None = None
-    ) -> Iterator[list[dict[str, Any]]]:
-        """Cached PRs as stored rows, in rowid order, ``batch`` rows at a time: all of them (of
-        ``repo``, or every repository), or only those ``other_than`` that profile hash did not
-        classify (see ``rowids_to_classify``)."""
-        rowids = self.rowids_to_classify(repo, other_than=other_than)
-        for i in range(0, len(rowids), batch):
-            chunk = rowids[i : i + batch]
-            marks = ",".join("?" for _ in chunk)
-            yield self._rows(f"WHERE rowid IN ({marks}) ORDER BY rowid", chunk)
-
-    def _rows(self, tail: str, params: Sequence[Any]) -> list[dict[str, Any]]:
-        cur = self.db.execute(f"SELECT rowid, {_PR_COLUMNS} FROM prs {tail}", params)
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
