@@ -472,26 +472,25 @@ def sync_git(
         walks = [_GitWalk(head, None, head)]
     stats = gitlog.GitLogStats()
     newest: datetime | None = state.watermark if state else None
-    # Each PR is classified as it arrives, while git computes the next diffs on the other core:
-    # when git's output ends, only the last batch's writes are left to do.
-    chunk: list[tuple[PullRequest, Classification]] = []
+    chunk: list[PullRequest] = []
 
     def flush(walk: _GitWalk, last_commit: str) -> None:
         nonlocal newest
         if not chunk:
             return
-        for pr, _ in chunk:
+        items = [(pr, classifier(pr)) for pr in chunk]
+        for pr in chunk:
             if newest is None or pr.merged_at > newest:
                 newest = pr.merged_at
         with sync_state.transaction(db):
-            counts = store.upsert(chunk, batch=max(batch, 1))
+            counts = store.upsert(items, batch=max(batch, 1))
             if plain:
                 cursor = _git_progress_text(walk.head, last_commit, walk.base)
                 sync_state.save(db, SyncState(repo, "git", newest, cursor, None, None), now=now)
         report.add(counts)  # only once committed
         report.fetched += len(chunk)
         report.pages += 1
-        message = f"git: {report.fetched} PRs imported (down to {iso(chunk[-1][0].merged_at)})"
+        message = f"git: {report.fetched} PRs imported (down to {iso(chunk[-1].merged_at)})"
         _emit(progress, Progress("batch", message, pages=report.pages, prs=report.fetched))
         chunk.clear()
 
@@ -503,7 +502,7 @@ def sync_git(
         last_commit = ""
         try:  # closing the walk stops git and its reader thread even when a write fails
             for pr in prs:
-                chunk.append((pr, classifier(pr)))
+                chunk.append(pr)
                 last_commit = stats.last_pr_commit
                 if len(chunk) >= batch:
                     flush(walk, last_commit)
