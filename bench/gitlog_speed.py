@@ -6,12 +6,15 @@ first-parent line (70% squash merges "Title (#N)", 30% merge commits "Merge pull
 of ~2,500 source files of 100–400 lines — then times
 
   1. the git walk alone (``bot.gitlog.iter_merged_prs``: one ``git log`` process, parsed as it streams);
-  2. the whole import (``bot.sync.sync_git``: walk + classification with the vllm profile + SQLite
-     upserts in batches of 500), into a fresh cache file.
+  2. side by side, ``--runs`` times: the bare ``git log --first-parent -m --raw --numstat -z`` an
+     import runs (output discarded: the floor), then the whole import (``bot.sync.sync_git``: walk +
+     classification with the vllm profile + SQLite upserts in batches of 500) into a fresh cache file;
+     the ratio of the two is issue 14's figure.
 
-Target (issue 3): 5,000 merge commits in ≤ 15 s on the 2-core reference machine.
+Targets: 5,000 merge commits in ≤ 15 s (issue 3); the import ≤ 1.3× the bare git log (issue 14).
+``--clone PATH`` times an existing clone instead of the synthetic one.
 
-    uv run --frozen python bench/gitlog_speed.py [--prs 5000] [--keep DIR]
+    uv run --frozen python bench/gitlog_speed.py [--prs 5000] [--runs 3] [--keep DIR] [--clone PATH]
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.gitlog import GitLogStats, iter_merged_prs  # noqa: E402
+from bot.gitlog import GitLogStats, git_command, head_commit, iter_merged_prs, log_args  # noqa: E402
 from bot.sync import classifier_for, sync_git  # noqa: E402
 from classify.rules import load_profile  # noqa: E402
 from storage.db import connect  # noqa: E402
@@ -218,22 +222,54 @@ def build_repo(path: Path, prs: int, seed: int = 1) -> None:
 
 def _cpu() -> float:
     """CPU seconds used so far by this process and its finished children (git)."""
+    return sum(_cpu_split())
+
+
+def _cpu_split() -> tuple[float, float]:
+    """(this process, its finished children: git) CPU seconds so far."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def bare_git_log(repo: Path) -> float:
+    """Wall seconds of the very ``git log`` an import runs, its output thrown away: the floor."""
+    cmd = git_command(repo, log_args(head_commit(repo)))
+    t0 = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t0
+
+
+def full_import(repo: Path, work: Path, run: int) -> tuple[float, float, float, int]:
+    """(wall s, CPU s of Python, CPU s of git, PRs) of ``sync_git`` into a fresh cache file."""
+    classifier = classifier_for(load_profile("vllm"))
+    store = PRStore(connect(work / f"cache-{run}.db", create=True))
+    (py0, git0), t0 = _cpu_split(), time.perf_counter()
+    report = sync_git(store, classifier, repo, REPO)
+    wall, (py1, git1) = time.perf_counter() - t0, _cpu_split()
+    store.db.close()
+    return wall, py1 - py0, git1 - git0, report.fetched
+
+
+def _spread(values: list[float]) -> str:
+    return f"median {statistics.median(values):.2f}s (range {min(values):.2f}–{max(values):.2f})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--prs", type=int, default=5000)
+    parser.add_argument("--runs", type=int, default=3, help="side-by-side rounds (default 3)")
     parser.add_argument("--keep", type=Path, default=None, help="build the repository here and keep it")
+    parser.add_argument(
+        "--clone", type=Path, default=None, help="time this existing clone instead of building one"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="prdigest-gitbench-"))
-    repo = args.keep or work / "clone"
+    repo = args.clone or args.keep or work / "clone"
     try:
         t0 = time.perf_counter()
-        if not (repo / ".git").exists():
+        if not (repo / ".git").exists() and args.clone is None:
             build_repo(repo, args.prs)
-        print(f"built {repo} in {time.perf_counter() - t0:.1f}s")
+            print(f"built {repo} in {time.perf_counter() - t0:.1f}s")
 
         print(
             f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} "
@@ -248,18 +284,28 @@ def main() -> None:
             f"({stats.skipped} non-PR skipped) in {walk:.2f}s wall, {_cpu() - c0:.2f}s CPU "
             f"= {count / walk:,.0f} PRs/s"
         )
-
-        classifier = classifier_for(load_profile("vllm"))
-        store = PRStore(connect(work / "cache.db", create=True))
-        c0, t0 = _cpu(), time.perf_counter()
-        report = sync_git(store, classifier, repo, REPO)
-        total = time.perf_counter() - t0
+        bare: list[float] = []
+        full: list[float] = []
+        ratios: list[float] = []
+        for run in range(args.runs):  # interleaved, so both meet the same machine load
+            b = bare_git_log(repo)
+            wall, py_cpu, git_cpu, fetched = full_import(repo, work, run)
+            bare.append(b)
+            full.append(wall)
+            ratios.append(wall / b)
+            print(
+                f"round {run + 1}: bare git log {b:.2f}s; full import (walk + classify + store) of "
+                f"{fetched} PRs {wall:.2f}s wall (CPU: git {git_cpu:.2f}s, Python {py_cpu:.2f}s) = {wall / b:.2f}× git log "
+                f"[load {os.getloadavg()[0]:.2f}]"
+            )
+        print(f"bare git log: {_spread(bare)}")
+        print(f"full import: {_spread(full)}")
         print(
-            f"full import (walk + classify + store): {report.fetched} PRs in {total:.2f}s wall, "
-            f"{_cpu() - c0:.2f}s CPU (git + Python) = {report.fetched / total:,.0f} PRs/s  "
-            "[target: 5,000 in <= 15 s]"
+            f"import / git log: median {statistics.median(ratios):.2f}× (range {min(ratios):.2f}–{max(ratios):.2f}×)"
+            "  [target (issue 14): <= 1.3x]"
         )
-        print(report.summary_line())
+        classifier = classifier_for(load_profile("vllm"))
+        store = PRStore(connect(work / "cache-0.db"))
         t0 = time.perf_counter()
         again = sync_git(store, classifier, repo, REPO)
         took = time.perf_counter() - t0

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from classify.matchers import Gated
 from classify.models import Classification, FileChange, Flag, FlagKind, PullRequest, ScorePart
 from classify.rules import Compiled, Profile, RuleMatchers
 from classify.text import clean_body, gist, highlights, shorten
@@ -276,7 +277,7 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
             kind_words.append(owner[2:])
     for i in c.module_pattern_rules:
         rule = c.modules[i]
-        if rule.name not in modules and any(p.search(title, title_low) for p in rule.patterns):
+        if rule.name not in modules and _title_matches(rule.patterns, title, title_low):
             modules.append(rule.name)
     if files.n:
         candidates: set[int] = set()
@@ -432,6 +433,15 @@ def _tests_with_source(files: _Files, c: Compiled) -> int:
     return 0
 
 
+def _title_matches(patterns: tuple[Gated, ...], title: str, title_low: str) -> bool:
+    """Whether any of ``patterns`` matches the title: ``any(p.search(…))`` spelt as a loop, with
+    each pattern's literal pre-check inlined (it runs ~5 times per PR in every reclassify)."""
+    for p in patterns:  # noqa: SIM110 - a plain loop is measurably faster than any(<genexpr>) here
+        if p.possible(title_low) and p.pattern.search(title):
+            return True
+    return False
+
+
 def _kind_from_rules(
     title: str, title_low: str, kind_words: list[str], files: _Files, c: Compiled
 ) -> str | None:
@@ -441,13 +451,13 @@ def _kind_from_rules(
                 return rule.name
     hits = set(kind_words)
     for rule in c.kinds:
-        if rule.patterns and rule.name not in hits and any(p.search(title, title_low) for p in rule.patterns):
+        if rule.patterns and rule.name not in hits and _title_matches(rule.patterns, title, title_low):
             hits.add(rule.name)
     if hits:
         return min(hits, key=lambda name: c.kind_order[name])
     if files.n:
         for rule in c.kinds:
-            if any(s in files.count for s in rule.any_sets) or (
+            if not files.count.keys().isdisjoint(rule.any_sets) or (
                 rule.all_sets and all(s in files.count for s in rule.all_sets)
             ):
                 return rule.name

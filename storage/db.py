@@ -55,6 +55,7 @@ __all__ = [
     "StoreUnavailable",
     "close",
     "connect",
+    "open_reader",
     "schema_status",
     "write_transaction",
 ]
@@ -215,6 +216,17 @@ def connect(
         _release(key)
         raise
     return db
+
+
+def open_reader(path: str | Path) -> sqlite3.Connection:
+    """A bare read-only connection to an existing cache, for a worker process of a writer that has
+    already opened (and checked, and migrated) it with ``connect`` — reclassify's classifiers read
+    their own batches through one. It is opened in the worker itself: a SQLite connection must
+    never cross a ``fork``."""
+    conn = sqlite3.connect(str(path))
+    _configure(conn, DEFAULT_LOCK_TIMEOUT)
+    conn.execute("PRAGMA query_only = ON")
+    return conn
 
 
 def _reserve(path: Path) -> tuple[int, int] | None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from bot.ingest import reclassify
-from classify.rules import Profile, load_profile
+from bot.ingest import _WORKER, _classify_batch, _start_worker, reclassify
+from classify.rules import Profile, ProfileError, load_profile
 from storage.db import connect
 from storage.prs import PRStore
 
@@ -45,6 +47,54 @@ def test_parallel_reclassify_equals_the_in_process_one(
         assert again.changed == 0, "an unchanged profile rewrites nothing"
         store.db.conn.close()
     assert _snapshot(demo_db) == _snapshot(other)
+
+
+def _reference(name: str) -> tuple[dict[int, str], list[tuple[str, int, str, str, str]]]:
+    """What the code before the set-based reclassify stored (issue 14, point 3; commit 36acb18):
+    one ``classify`` per PR, its columns serialised through pydantic's ``model_dump`` and
+    ``json.dumps``, hashed over the sorted JSON, and a tag row per module and flag kind. Computed
+    here, independently of ``storage.prs``' hand-written serialiser, so a profile edit needs no
+    regenerated file and a serialiser slip still fails."""
+    from bot.demo import demo_data_path
+    from bot.ingest import _records
+    from classify.engine import classify
+    from storage.prs import iso
+
+    profile = load_profile(name)
+    hashes: dict[int, str] = {}
+    tags: list[tuple[str, int, str, str, str]] = []
+    for _, pr in _records(demo_data_path()):
+        cls = classify(pr, profile)
+        row = {
+            "modules": json.dumps(cls.modules, ensure_ascii=False),
+            "kind": cls.kind,
+            "flags": json.dumps([f.model_dump() for f in cls.flags], ensure_ascii=False),
+            "score": cls.score,
+            "breakdown": json.dumps([b.model_dump() for b in cls.breakdown], ensure_ascii=False),
+            "highlights": json.dumps(cls.highlights, ensure_ascii=False),
+            "gist": cls.gist,
+            "profile": cls.profile,
+            "profile_version": cls.profile_version,
+        }
+        blob = json.dumps(row, sort_keys=True, ensure_ascii=False, default=str).encode()
+        hashes[pr.number] = hashlib.blake2b(blob, digest_size=16).hexdigest()
+        merged = iso(pr.merged_at)
+        tags += [(pr.repo, pr.number, merged, "module", m) for m in dict.fromkeys(cls.modules)]
+        tags += [(pr.repo, pr.number, merged, "flag", f.kind) for f in cls.flags]
+    return hashes, tags
+
+
+def test_a_full_reclassify_stores_what_the_code_before_it_stored(demo_db: Path) -> None:
+    store = PRStore(connect(demo_db))
+    for name in ("generic", "vllm"):  # the demo cache holds vllm's: every row changes, twice
+        result = reclassify(store, load_profile(name), workers=2, batch=200)
+        assert (result.classified, result.workers) == (1247, 2)
+        want_hashes, want_tags = _reference(name)
+        hashes = dict(store.db.execute("SELECT number, cls_hash FROM prs").fetchall())
+        assert hashes == want_hashes, name
+        tags = store.db.execute("SELECT repo, number, merged_at, tag_type, tag FROM pr_tags").fetchall()
+        assert sorted(tags) == sorted(want_tags), name
+    store.db.conn.close()
 
 
 def test_reclassify_after_an_import_reaches_the_same_rows(demo_db: Path, profile: Profile) -> None:
@@ -154,3 +204,27 @@ def test_an_interrupted_reclassify_is_completed_by_the_next_run(
     assert (rest.total, rest.classified) == (1247, 1247 - 400)
     store.db.conn.close()
     assert _snapshot(demo_db) == _snapshot(whole)
+
+
+def test_a_profile_edited_before_a_worker_loads_it_is_a_profile_error_of_the_batch(
+    demo_db: Path, tmp_path: Path, profile: Profile
+) -> None:
+    # A worker process loads the parent's profile from its file and checks the content hash; an
+    # edit in between must reach the command as a ProfileError (one line), not a broken pool.
+    copy = _edited_copy(profile, tmp_path, 'description = "vLLM', 'description = "The vLLM')
+    sent = copy.__reduce__()
+    text = copy.source.read_text(encoding="utf-8")
+    copy.source.write_text(text.replace('"all to all"]', '"all to all", "kernel"]'), encoding="utf-8")
+    try:
+        _start_worker(sent, str(demo_db))
+        with pytest.raises(ProfileError, match="edited while in use"):
+            _classify_batch([1, 2])
+    finally:
+        _WORKER.clear()
+    _start_worker(profile.__reduce__(), str(demo_db))  # the unedited profile: the batch is classified
+    try:
+        rows = _classify_batch([1, 2])
+        assert [r.profile_hash for r in rows] == [profile.content_hash] * 2
+    finally:
+        _WORKER.pop("conn").close()
+        _WORKER.clear()

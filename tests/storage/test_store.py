@@ -11,7 +11,7 @@ import pytest
 
 from classify.models import Classification, FileChange, Flag, PullRequest
 from storage.db import StoreError, connect
-from storage.prs import PRStore
+from storage.prs import PRStore, read_prs
 
 T0 = datetime(2026, 5, 4, 12, tzinfo=UTC)
 
@@ -158,17 +158,15 @@ def test_rows_of_another_profile_content_are_found_from_the_index(store: PRStore
     for call in (
         lambda: store.count_other_profile(None, "h2"),
         lambda: store.count_other_profile("o/r", "h2"),
-        lambda: list(store.raw_batches("o/r", other_than="h2")),
+        lambda: store.rowids_to_classify("o/r", other_than="h2"),
     ):
         plans = _plans(store, call)
         assert "COVERING INDEX idx_prs_profile_hash" in plans[0], plans
     assert store.count_other_profile(None, "h1") == 0
     assert store.count_other_profile("o/r", "h2") == 5
-    assert [[r["number"] for r in rows] for rows in store.raw_batches(other_than="h2", batch=2)] == [
-        [1, 2],
-        [3, 4],
-        [5],
-    ]
+    rowids = store.rowids_to_classify(other_than="h2")
+    assert [pr.number for pr in read_prs(store.db.conn, rowids)] == [1, 2, 3, 4, 5]
+    assert store.rowids_to_classify(other_than="h1") == []
 
 
 def test_the_same_result_from_edited_profile_content_updates_only_its_hash(store: PRStore) -> None:
