@@ -98,6 +98,7 @@ PLACE_SHARE = 0.3  # a PR works in a place when this share of its files lie ther
 PLACE_ABOUT = 0.5  # how much working in a named place makes a PR about the story (a title says more)
 LEAD_PRS = 3
 ACTION_SHARE = 0.6
+SCATTERED = 0.4  # a word whose PRs work in this many different directories per PR has no place of its own
 # how far each kind of topic is trusted to be a story (a tag is the author's own word for it)
 TRUST = {"tag": 1.0, "module": 0.9, "name": 0.8, "phrase": 0.8, "word": 0.45}
 # what a title's leading verb makes of a series: "Migrate X to Y" ×5 is a migration
@@ -636,6 +637,7 @@ def find_themes(
     novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
     specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
     weight = {s.pr.number: _weight(s) for s in prs}
+    ordinary = {tp.key for tp in candidates if _ordinary(tp, history, by_number, paths, places)}
 
     def strength(tp: _Topic, members: set[int]) -> float:
         return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
@@ -649,13 +651,14 @@ def find_themes(
     # standing, news or not
     found: list[tuple[_Topic, list[_Topic], set[int], _Topic, float, float, bool]] = []
     bursts = 0
+    unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
     touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
     while len(found) < MAX_THEMES + SPARE_THEMES:
         best: tuple[bool, float, str, _Topic] | None = None
         for tp in candidates:
             left = free[tp.key]
-            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members):
-                continue  # mostly told already by an earlier theme
+            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members) or tp.key in unnamed:
+                continue  # mostly told already by an earlier theme, or a story with no subject
             # a topic bursting against the earlier windows is news: it comes before steady areas
             burst = (
                 novelty[tp.key] >= BURST
@@ -674,16 +677,19 @@ def find_themes(
             slots = MAX_THEMES - (len(found) - len(steady))
             if slots <= 0 or (len(steady) >= slots and 2 * best[1] < steady[slots - 1]):
                 break
-        bursts += best[0]
         seed = best[3]
         joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap)
+        namer = _namer(seed, members, topics, ordinary)
+        if namer.key in ordinary:
+            unnamed.add(seed.key)  # no subject to name it by: not a story ("file", "version")
+            continue
+        bursts += best[0]
         taken |= members
         for tp in candidates:
             left = free[tp.key]
             if not left.isdisjoint(members):
                 left -= members
                 power[tp.key] = strength(tp, left)
-        namer = _namer(seed, members, topics)
         module = namer.key.split(":", 1)[1] if namer.source == "module" else None
         news = namer.source != "module" and history.per_window(namer.key) == 0
         named = {p for tp in [seed, *joined] for p in tp.places}
@@ -697,6 +703,42 @@ def find_themes(
         told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
         themes.append(replace(theme, strength=round(power_then, 2), standing=round(stand, 2), told=told))
     return themes
+
+
+def _main_directory(files: Sequence[str]) -> str:
+    """Where a PR mostly works: the commonest of its files' directories, two levels deep at most
+    (``wandb/sdk/artifacts/x.py`` → ``wandb/sdk``; a top-level file → ``.``)."""
+    dirs = Counter("/".join(f.split("/")[:-1][:2]) or "." for f in files)
+    return dirs.most_common(1)[0][0]
+
+
+def _ordinary(
+    tp: _Topic,
+    history: _History,
+    by_number: Mapping[int, StoredPR],
+    paths: Mapping[int, Sequence[str]],
+    places: Mapping[str, Mapping[int, float]],
+) -> bool:
+    """Whether a plain word is the repository's ordinary vocabulary rather than a subject: a
+    lower-case word (not a name, tag, module or phrase) that the earlier windows' titles used too,
+    and whose PRs this period work in different directories — each in its own, by document
+    frequency across directories ("run", "file", "version", "setting", "request" in wandb/wandb;
+    "release" in dmlc/xgboost). A word whose PRs share a directory, or work in the one it names
+    ("automations"), is a subject ("leet", "mailbox").
+    Without the PRs' files nothing is ordinary."""
+    text = tp.text
+    if tp.source not in ("word", "name") or not text.isalpha() or not text.islower():
+        return False
+    titled = [n for n in tp.titled if n in by_number]
+    if any(len(places[p].keys() & titled) >= 2 for p in tp.places):
+        return False  # its PRs work in the directory it names
+    if history.known and not history.counts[tp.key]:
+        return False  # new this period: this period's word, not the repository's
+    mains = [_main_directory(paths[n]) for n in titled if paths.get(n)]
+    if len(mains) < MIN_PRS:
+        return False
+    distinct = len(set(mains))
+    return distinct >= 2 and distinct > SCATTERED * len(mains)
 
 
 def _standing(
@@ -839,13 +881,17 @@ def _evidence(tp: _Topic) -> str:
     return f'words "{tp.text}"'
 
 
-def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _Topic:
+def _namer(
+    seed: _Topic, members: set[int], topics: Mapping[str, _Topic], ordinary: Iterable[str] = ()
+) -> _Topic:
     """The tag, module or words that best stand for the theme: covering most of it, mostly inside it;
-    of two covering as much, the phrase ("smooth MM" rather than "MM": it says more of the same PRs)."""
+    of two covering as much, the phrase ("smooth MM" rather than "MM": it says more of the same PRs).
+    A word of the repository's ordinary vocabulary (``_ordinary``) names nothing."""
     best = seed
     best_rank: tuple[float, bool, int] = (-1.0, False, 0)
+    skip = frozenset(ordinary)
     for tp in topics.values():
-        if len(tp.members) < 2:
+        if len(tp.members) < 2 or tp.key in skip:
             continue
         inside = len(tp.members & members)
         if inside < 2 or inside < ABSORB * len(tp.members):
@@ -853,7 +899,7 @@ def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _To
         rank = (inside * TRUST[tp.source], " " in tp.key, -len(tp.key))
         if rank > best_rank:
             best, best_rank = tp, rank
-    if len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
+    if seed.key not in skip and len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
         return seed
     return best
 
