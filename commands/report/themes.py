@@ -63,7 +63,7 @@ from classify.engine import is_bot
 from classify.models import ScorePart
 from classify.rules import Profile
 from classify.titles import is_series_marker, norm, parse_title, split_tag
-from classify.topics import STOPWORDS, display_case, stem, topic_text
+from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, stem, topic_text
 from classify.topics import abbreviates as _abbreviates
 from classify.topics import leading_verb as _leading_verb
 from commands.locale import t
@@ -98,7 +98,8 @@ PLACE_SHARE = 0.3  # a PR works in a place when this share of its files lie ther
 PLACE_ABOUT = 0.5  # how much working in a named place makes a PR about the story (a title says more)
 LEAD_PRS = 3
 ACTION_SHARE = 0.6
-SCATTERED = 0.4  # a word whose PRs work in this many different directories per PR has no place of its own
+SCATTERED = 0.4
+HEAD_WORDS = 2  # a compound's head noun comes within this many topic words after its modifiers  # a word whose PRs work in this many different directories per PR has no place of its own
 # how far each kind of topic is trusted to be a story (a tag is the author's own word for it)
 TRUST = {"tag": 1.0, "module": 0.9, "name": 0.8, "phrase": 0.8, "word": 0.45}
 # what a title's leading verb makes of a series: "Migrate X to Y" ×5 is a migration
@@ -919,6 +920,10 @@ def _name(
         module = namer.key.split(":", 1)[1]
         return {"en": profile.module_label(module, "en"), "zh": profile.module_label(module, "zh")}
     text = namer.text
+    if namer.source in ("name", "word") and _FILE_NAME.fullmatch(text):
+        subject = _file_subject(text, prs, profile, paths)  # None: a dotted name, not a file
+        if subject is not None:
+            return subject
     if namer.source == "tag" and len(text) <= 4:
         text = _spelt_out(text, prs, vocab, topics, paths) or text
     elif namer.source == "phrase":
@@ -926,10 +931,51 @@ def _name(
     action = _action(prs)
     if action is None:
         return {"en": text, "zh": text}
+    text = _attributive(text)
     return {
         "en": f"{text} {t('en', f'theme.action.{action}')}",
         "zh": zh_glue([text, t("zh", f"theme.action.{action}")]),
     }
+
+
+_FILE_NAME = re.compile(r"[\w\-/]+\.[A-Za-z]{1,5}")  # requirements_dev.txt, setup.py, ci/jobs.yml
+
+
+def _file_subject(
+    name: str, prs: Sequence[StoredPR], profile: Profile, paths: Mapping[int, Sequence[str]]
+) -> dict[str, str] | None:
+    """A file name as a theme's name becomes the subject it belongs to: the label of the profile
+    module whose path rules hold the file, as the theme's PRs change it (``requirements_dev.txt`` →
+    "Dependencies", wherever the generic profile's ``**/requirements*.txt`` finds it); a file no
+    module holds is named by its words (``noxfile.py`` → "Noxfile"). None when no PR of the theme
+    changes a file of that name: ``wandb.init`` is a dotted name, not a file."""
+    c = profile.compiled
+    low = name.lower()
+    found = [
+        f
+        for s in prs
+        for f in paths.get(s.pr.number, ())
+        if f.lower() == low or f.lower().endswith("/" + low)
+    ]
+    for path in [*found, name]:
+        for set_id in c.path_ids(path):
+            for i in c.module_rules_by_set.get(set_id, ()):
+                module = c.modules[i].name
+                if module != profile.catch_all_module:
+                    return {lang: profile.module_label(module, lang) for lang in ("en", "zh")}
+    if not found:
+        return None
+    words = display_case(" ".join(_PLACE_SPLIT.split(name.rsplit("/", 1)[-1].split(".", 1)[0])).strip())
+    return {"en": words, "zh": words}
+
+
+def _attributive(text: str) -> str:
+    """A name before an action noun, as English compounds it: the modifier's last plain word in
+    the singular ("type hints" + fixes → "type hint fixes")."""
+    head, _, last = text.rpartition(" ")
+    if not last.isalpha() or not last.islower() or stem(last) == last:
+        return text
+    return f"{head} {stem(last)}".strip()
 
 
 def _headed(
@@ -942,24 +988,42 @@ def _headed(
     """A phrase naming a theme, with the noun it qualifies when the theme's titles share one as
     widely: "smooth MM" → "smooth MM objective" ("Implement smooth MM quantile objective", "Remove
     obsolete objective leaf update"), as a reader names the thing the modifier describes. The
-    noun must follow the phrase in a title that has both, cover as many of the theme's PRs and
-    not be the repository's own name ("beta sync" is not "beta sync wandb" in wandb/wandb)."""
-    covered = len(namer.members & members)
+    noun must follow the phrase closely (``HEAD_WORDS``) in a title that has both, be in as many of the theme's different
+    titles (two at least: a revert repeats its original's title) and not be the repository's own
+    name ("beta sync" is not "beta sync wandb" in wandb/wandb), an adverb or a verb of change
+    ("wandb login", not "wandb login anonymously would write" from one title and its revert)."""
     phrase = namer.key.split(":", 1)[1]
     own = {stem(part) for s in prs[:1] for part in re.split(r"[/\-_.]", s.pr.repo.lower()) if part}
+    # what each title says: a revert says its original's words again, and is no second title
+    said = {s.pr.number: tuple(key for _, key, _, _ in vocab.features(s.pr.title)) for s in prs}
+
+    def titles(numbers: Iterable[int]) -> int:
+        return len({said[n] for n in numbers if n in said})
+
+    covered = max(2, titles(namer.members & members))
     heads: Counter[str] = Counter()
     for s in prs:
-        seen = False
+        after = -1  # topic words since the phrase (-1: not yet seen)
         for source, key, form, _ in vocab.features(s.pr.title):
             if key == phrase:
-                seen = True
-            elif seen and source == "word" and key not in phrase.split() and key not in own:
+                after = 0
+                continue
+            if after < 0 or source in ("tag", "module", "phrase") or key in phrase.split():
+                continue
+            after += 1
+            if after <= HEAD_WORDS and source == "word" and key not in own and _noun_like(key):
                 tp = topics.get(f"word:{key}")
-                if tp is not None and len(tp.members & members) >= covered:
+                if tp is not None and titles(tp.members & members) >= covered:
                     heads[form.lower()] += 1
     if not heads:
         return namer.text
     return f"{namer.text} {heads.most_common(1)[0][0]}"
+
+
+def _noun_like(word: str) -> bool:
+    """Whether a word can be the noun a phrase qualifies: not an adverb ("anonymously") nor a verb
+    of change (``classify.topics.CHANGE_VERBS``; most are stopwords already)."""
+    return not (word.endswith("ly") and len(word) > 4) and word not in CHANGE_VERBS
 
 
 def _spelt_out(
