@@ -42,8 +42,12 @@ Every step works from the period's own data and the profile's vocabulary:
    spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
    Memory"); a phrase takes the noun it qualifies when the theme's titles share it as widely
    ("smooth MM" → "smooth MM objective"); a series whose titles mostly start with the same action
-   says so ("AutoWeightsLoader migration"). A module theme takes the profile's labels (English
-   and Chinese).
+   says so ("AutoWeightsLoader migration", "type hint fixes"). A module theme takes the profile's
+   labels (English and Chinese). A name is a subject, never a verb of change (stopwords, see
+   ``classify.topics.CHANGE_VERBS``) nor a word of the repository's ordinary vocabulary
+   (``_ordinary``: "run", "file", "version" — a story it seeds takes the best subject covering it,
+   or is not told); a file name becomes the label of the module holding the file
+   (``requirements_dev.txt`` → "Dependencies").
 6. **Sentence.** ``describe`` adds, once the key PRs are known, one computed sentence per
    language: how many PRs of which kinds, how many key, which lead, and how often titles named the
    topic before.
