@@ -30,9 +30,19 @@ _BRACKETS = re.compile(r"\[[^\]]{0,60}\]|\(#\d+\)")
 _PREFIX = re.compile(r"^\s*[A-Za-z]+(?:\([^)]{0,40}\))?!?:\s")
 _PARTS = re.compile(r"[-_.+/]")
 
+# The verbs of change a title starts with: ordinary English, never a repository's list. A word of
+# this list says what was done, not to what, so it never names a theme ("avoid", "create").
+CHANGE_VERBS = frozenset(
+    """
+    add fix remove update bump drop avoid ignore create delete skip prevent ensure reduce increase
+    introduce implement replace expose pin retry raise return include expand show hide require
+    restore resolve rework extract convert speed simplify allow move rename revert
+    """.split()
+)
+
 # English glue, and the verbs and nouns that say *what kind* of change a title is rather than
 # what it is about (a profile's kind keywords are dropped as well, see ``themes``).
-STOPWORDS = frozenset(
+STOPWORDS = CHANGE_VERBS | frozenset(
     """
     a an the and or of to in on for with from by at as is are be been into via per not no nor
     it its this that these those when if then than so but also only just more less most all any
@@ -46,7 +56,7 @@ STOPWORDS = frozenset(
     misc minor small typo typos doc docs ci build feature feat chore option options issue issues
     error errors case cases path paths follow-up followup re-enable reland pre-commit set get
     change changes changed correct correctly properly proper better default first last one two
-    via part step wip nit nits initial basic simple simplify various several additional extra
+    via part step wip nit nits initial basic simple simplify various several additional extra instead
     """.split()
 )
 

@@ -42,8 +42,12 @@ Every step works from the period's own data and the profile's vocabulary:
    spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
    Memory"); a phrase takes the noun it qualifies when the theme's titles share it as widely
    ("smooth MM" → "smooth MM objective"); a series whose titles mostly start with the same action
-   says so ("AutoWeightsLoader migration"). A module theme takes the profile's labels (English
-   and Chinese).
+   says so ("AutoWeightsLoader migration", "type hint fixes"). A module theme takes the profile's
+   labels (English and Chinese). A name is a subject, never a verb of change (stopwords, see
+   ``classify.topics.CHANGE_VERBS``) nor a word of the repository's ordinary vocabulary
+   (``_ordinary``: "run", "file", "version" — a story it seeds takes the best subject covering it,
+   or is not told); a file name becomes the label of the module holding the file
+   (``requirements_dev.txt`` → "Dependencies").
 6. **Sentence.** ``describe`` adds, once the key PRs are known, one computed sentence per
    language: how many PRs of which kinds, how many key, which lead, and how often titles named the
    topic before.
@@ -63,7 +67,7 @@ from classify.engine import is_bot
 from classify.models import ScorePart
 from classify.rules import Profile
 from classify.titles import is_series_marker, norm, parse_title, split_tag
-from classify.topics import STOPWORDS, display_case, stem, topic_text
+from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, stem, topic_text
 from classify.topics import abbreviates as _abbreviates
 from classify.topics import leading_verb as _leading_verb
 from commands.locale import t
@@ -98,6 +102,8 @@ PLACE_SHARE = 0.3  # a PR works in a place when this share of its files lie ther
 PLACE_ABOUT = 0.5  # how much working in a named place makes a PR about the story (a title says more)
 LEAD_PRS = 3
 ACTION_SHARE = 0.6
+SCATTERED = 0.4
+HEAD_WORDS = 2  # a compound's head noun comes within this many topic words after its modifiers  # a word whose PRs work in this many different directories per PR has no place of its own
 # how far each kind of topic is trusted to be a story (a tag is the author's own word for it)
 TRUST = {"tag": 1.0, "module": 0.9, "name": 0.8, "phrase": 0.8, "word": 0.45}
 # what a title's leading verb makes of a series: "Migrate X to Y" ×5 is a migration
@@ -636,6 +642,7 @@ def find_themes(
     novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
     specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
     weight = {s.pr.number: _weight(s) for s in prs}
+    ordinary = {tp.key for tp in candidates if _ordinary(tp, history, by_number, paths, places)}
 
     def strength(tp: _Topic, members: set[int]) -> float:
         return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
@@ -649,13 +656,14 @@ def find_themes(
     # standing, news or not
     found: list[tuple[_Topic, list[_Topic], set[int], _Topic, float, float, bool]] = []
     bursts = 0
+    unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
     touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
     while len(found) < MAX_THEMES + SPARE_THEMES:
         best: tuple[bool, float, str, _Topic] | None = None
         for tp in candidates:
             left = free[tp.key]
-            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members):
-                continue  # mostly told already by an earlier theme
+            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members) or tp.key in unnamed:
+                continue  # mostly told already by an earlier theme, or a story with no subject
             # a topic bursting against the earlier windows is news: it comes before steady areas
             burst = (
                 novelty[tp.key] >= BURST
@@ -674,16 +682,19 @@ def find_themes(
             slots = MAX_THEMES - (len(found) - len(steady))
             if slots <= 0 or (len(steady) >= slots and 2 * best[1] < steady[slots - 1]):
                 break
-        bursts += best[0]
         seed = best[3]
         joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap)
+        namer = _namer(seed, members, topics, ordinary)
+        if namer.key in ordinary:
+            unnamed.add(seed.key)  # no subject to name it by: not a story ("file", "version")
+            continue
+        bursts += best[0]
         taken |= members
         for tp in candidates:
             left = free[tp.key]
             if not left.isdisjoint(members):
                 left -= members
                 power[tp.key] = strength(tp, left)
-        namer = _namer(seed, members, topics)
         module = namer.key.split(":", 1)[1] if namer.source == "module" else None
         news = namer.source != "module" and history.per_window(namer.key) == 0
         named = {p for tp in [seed, *joined] for p in tp.places}
@@ -697,6 +708,42 @@ def find_themes(
         told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
         themes.append(replace(theme, strength=round(power_then, 2), standing=round(stand, 2), told=told))
     return themes
+
+
+def _main_directory(files: Sequence[str]) -> str:
+    """Where a PR mostly works: the commonest of its files' directories, two levels deep at most
+    (``wandb/sdk/artifacts/x.py`` → ``wandb/sdk``; a top-level file → ``.``)."""
+    dirs = Counter("/".join(f.split("/")[:-1][:2]) or "." for f in files)
+    return dirs.most_common(1)[0][0]
+
+
+def _ordinary(
+    tp: _Topic,
+    history: _History,
+    by_number: Mapping[int, StoredPR],
+    paths: Mapping[int, Sequence[str]],
+    places: Mapping[str, Mapping[int, float]],
+) -> bool:
+    """Whether a plain word is the repository's ordinary vocabulary rather than a subject: a
+    lower-case word (not a name, tag, module or phrase) that the earlier windows' titles used too,
+    and whose PRs this period work in different directories — each in its own, by document
+    frequency across directories ("run", "file", "version", "setting", "request" in wandb/wandb;
+    "release" in dmlc/xgboost). A word whose PRs share a directory, or work in the one it names
+    ("automations"), is a subject ("leet", "mailbox").
+    Without the PRs' files nothing is ordinary."""
+    text = tp.text
+    if tp.source not in ("word", "name") or not text.isalpha() or not text.islower():
+        return False
+    titled = [n for n in tp.titled if n in by_number]
+    if any(len(places[p].keys() & titled) >= 2 for p in tp.places):
+        return False  # its PRs work in the directory it names
+    if history.known and not history.counts[tp.key]:
+        return False  # new this period: this period's word, not the repository's
+    mains = [_main_directory(paths[n]) for n in titled if paths.get(n)]
+    if len(mains) < MIN_PRS:
+        return False
+    distinct = len(set(mains))
+    return distinct >= 2 and distinct > SCATTERED * len(mains)
 
 
 def _standing(
@@ -839,13 +886,17 @@ def _evidence(tp: _Topic) -> str:
     return f'words "{tp.text}"'
 
 
-def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _Topic:
+def _namer(
+    seed: _Topic, members: set[int], topics: Mapping[str, _Topic], ordinary: Iterable[str] = ()
+) -> _Topic:
     """The tag, module or words that best stand for the theme: covering most of it, mostly inside it;
-    of two covering as much, the phrase ("smooth MM" rather than "MM": it says more of the same PRs)."""
+    of two covering as much, the phrase ("smooth MM" rather than "MM": it says more of the same PRs).
+    A word of the repository's ordinary vocabulary (``_ordinary``) names nothing."""
     best = seed
     best_rank: tuple[float, bool, int] = (-1.0, False, 0)
+    skip = frozenset(ordinary)
     for tp in topics.values():
-        if len(tp.members) < 2:
+        if len(tp.members) < 2 or tp.key in skip:
             continue
         inside = len(tp.members & members)
         if inside < 2 or inside < ABSORB * len(tp.members):
@@ -853,7 +904,7 @@ def _namer(seed: _Topic, members: set[int], topics: Mapping[str, _Topic]) -> _To
         rank = (inside * TRUST[tp.source], " " in tp.key, -len(tp.key))
         if rank > best_rank:
             best, best_rank = tp, rank
-    if len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
+    if seed.key not in skip and len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
         return seed
     return best
 
@@ -873,6 +924,10 @@ def _name(
         module = namer.key.split(":", 1)[1]
         return {"en": profile.module_label(module, "en"), "zh": profile.module_label(module, "zh")}
     text = namer.text
+    if namer.source in ("name", "word") and _FILE_NAME.fullmatch(text):
+        subject = _file_subject(text, prs, profile, paths)  # None: a dotted name, not a file
+        if subject is not None:
+            return subject
     if namer.source == "tag" and len(text) <= 4:
         text = _spelt_out(text, prs, vocab, topics, paths) or text
     elif namer.source == "phrase":
@@ -880,10 +935,51 @@ def _name(
     action = _action(prs)
     if action is None:
         return {"en": text, "zh": text}
+    text = _attributive(text)
     return {
         "en": f"{text} {t('en', f'theme.action.{action}')}",
         "zh": zh_glue([text, t("zh", f"theme.action.{action}")]),
     }
+
+
+_FILE_NAME = re.compile(r"[\w\-/]+\.[A-Za-z]{1,5}")  # requirements_dev.txt, setup.py, ci/jobs.yml
+
+
+def _file_subject(
+    name: str, prs: Sequence[StoredPR], profile: Profile, paths: Mapping[int, Sequence[str]]
+) -> dict[str, str] | None:
+    """A file name as a theme's name becomes the subject it belongs to: the label of the profile
+    module whose path rules hold the file, as the theme's PRs change it (``requirements_dev.txt`` →
+    "Dependencies", wherever the generic profile's ``**/requirements*.txt`` finds it); a file no
+    module holds is named by its words (``noxfile.py`` → "Noxfile"). None when no PR of the theme
+    changes a file of that name: ``wandb.init`` is a dotted name, not a file."""
+    c = profile.compiled
+    low = name.lower()
+    found = [
+        f
+        for s in prs
+        for f in paths.get(s.pr.number, ())
+        if f.lower() == low or f.lower().endswith("/" + low)
+    ]
+    for path in [*found, name]:
+        for set_id in c.path_ids(path):
+            for i in c.module_rules_by_set.get(set_id, ()):
+                module = c.modules[i].name
+                if module != profile.catch_all_module:
+                    return {lang: profile.module_label(module, lang) for lang in ("en", "zh")}
+    if not found:
+        return None
+    words = display_case(" ".join(_PLACE_SPLIT.split(name.rsplit("/", 1)[-1].split(".", 1)[0])).strip())
+    return {"en": words, "zh": words}
+
+
+def _attributive(text: str) -> str:
+    """A name before an action noun, as English compounds it: the modifier's last plain word in
+    the singular ("type hints" + fixes → "type hint fixes")."""
+    head, _, last = text.rpartition(" ")
+    if not last.isalpha() or not last.islower() or stem(last) == last:
+        return text
+    return f"{head} {stem(last)}".strip()
 
 
 def _headed(
@@ -896,24 +992,42 @@ def _headed(
     """A phrase naming a theme, with the noun it qualifies when the theme's titles share one as
     widely: "smooth MM" → "smooth MM objective" ("Implement smooth MM quantile objective", "Remove
     obsolete objective leaf update"), as a reader names the thing the modifier describes. The
-    noun must follow the phrase in a title that has both, cover as many of the theme's PRs and
-    not be the repository's own name ("beta sync" is not "beta sync wandb" in wandb/wandb)."""
-    covered = len(namer.members & members)
+    noun must follow the phrase closely (``HEAD_WORDS``) in a title that has both, be in as many of the theme's different
+    titles (two at least: a revert repeats its original's title) and not be the repository's own
+    name ("beta sync" is not "beta sync wandb" in wandb/wandb), an adverb or a verb of change
+    ("wandb login", not "wandb login anonymously would write" from one title and its revert)."""
     phrase = namer.key.split(":", 1)[1]
     own = {stem(part) for s in prs[:1] for part in re.split(r"[/\-_.]", s.pr.repo.lower()) if part}
+    # what each title says: a revert says its original's words again, and is no second title
+    said = {s.pr.number: tuple(key for _, key, _, _ in vocab.features(s.pr.title)) for s in prs}
+
+    def titles(numbers: Iterable[int]) -> int:
+        return len({said[n] for n in numbers if n in said})
+
+    covered = max(2, titles(namer.members & members))
     heads: Counter[str] = Counter()
     for s in prs:
-        seen = False
+        after = -1  # topic words since the phrase (-1: not yet seen)
         for source, key, form, _ in vocab.features(s.pr.title):
             if key == phrase:
-                seen = True
-            elif seen and source == "word" and key not in phrase.split() and key not in own:
+                after = 0
+                continue
+            if after < 0 or source in ("tag", "module", "phrase") or key in phrase.split():
+                continue
+            after += 1
+            if after <= HEAD_WORDS and source == "word" and key not in own and _noun_like(key):
                 tp = topics.get(f"word:{key}")
-                if tp is not None and len(tp.members & members) >= covered:
+                if tp is not None and titles(tp.members & members) >= covered:
                     heads[form.lower()] += 1
     if not heads:
         return namer.text
     return f"{namer.text} {heads.most_common(1)[0][0]}"
+
+
+def _noun_like(word: str) -> bool:
+    """Whether a word can be the noun a phrase qualifies: not an adverb ("anonymously") nor a verb
+    of change (``classify.topics.CHANGE_VERBS``; most are stopwords already)."""
+    return not (word.endswith("ly") and len(word) > 4) and word not in CHANGE_VERBS
 
 
 def _spelt_out(

@@ -513,3 +513,86 @@ def test_the_vocabularys_fast_reading_is_title_terms(name: str) -> None:
         if not title.startswith("Revert"):  # the lean reading also counts the reverted title's tags
             assert keys == expected, title
         assert expected <= keys
+
+
+def test_a_change_verb_never_seeds_or_names_a_theme(generic: Profile) -> None:
+    """ "Avoid …", "Ignore …", "Drop Python 3.8 …" say what was done, not to what."""
+    verbs = [
+        spr("Avoid extra Zqalpha lookups"),
+        spr("Avoid silent Zqbeta failures"),
+        spr("avoid global Zqgamma memo"),
+        spr("Ignore broken Zqdelta files"),
+        spr("Ignore Zqeps registration errors"),
+        spr("mypy: ignore Zqzeta glob"),
+        spr("Drop python 3.8 - part 1/N"),
+        spr("Drop python 3.8 - part 2/N"),
+        spr("Drop python 3.8 - part 3/N"),
+    ]
+    themes = find_themes([*verbs, *filler(30)], generic)
+    words = {w for th in themes for w in th.title.lower().split()}
+    assert not words & {"avoid", "ignore", "drop"}, [th.title for th in themes]
+    from classify.topics import title_terms
+
+    assert [t.key for t in title_terms("Avoid duplicate requests")] == [
+        "duplicate",
+        "duplicate request",
+        "request",
+    ]
+
+
+def test_an_ordinary_word_scattered_across_directories_names_no_story(generic: Profile) -> None:
+    """A lower-case word the repository's titles always use ("version"), whose PRs each work in a
+    directory of their own, is no subject; where its PRs share a directory it is one."""
+    prs = [
+        spr("Pin the version of zqa"),
+        spr("Raise the go version to 1.24"),
+        spr("Record the version in zqc headers"),
+        spr("Show version in the zqd banner"),
+    ]
+    earlier = [[f"Tweak Zz{i}{w} handling" for i in range(8)] + ["Bump the version of zz"] for w in "abcd"]
+    scattered = {
+        s.pr.number: [f"{d}/mod/x.py"] for s, d in zip(prs, ("core", "web", "docs", "cli"), strict=True)
+    }
+    themes = find_themes([*prs, *filler(20)], generic, previous=earlier, paths=scattered)
+    assert all("version" not in th.title.lower() for th in themes), [th.title for th in themes]
+    together = {s.pr.number: [f"core/mod/x{i}.py"] for i, s in enumerate(prs)}
+    shared = find_themes([*prs, *filler(20)], generic, previous=earlier, paths=together)
+    assert [th.title for th in shared if th.key == "word:version"] == ["version"]
+    # a word new this period is this period's word, scattered or not
+    fresh = find_themes([*prs, *filler(20)], generic, previous=[t[:-1] for t in earlier], paths=scattered)
+    assert [th.title for th in fresh if th.key == "word:version"] == ["version"]
+
+
+def test_a_file_name_names_its_theme_by_the_module_holding_the_file(generic: Profile) -> None:
+    prs = [
+        spr("Pin zqtorch in requirements_dev.txt"),
+        spr("Add zqboard to requirements_dev.txt"),
+        spr("Sort requirements_dev.txt"),
+    ]
+    paths = {s.pr.number: ["requirements/requirements_dev.txt"] for s in prs}
+    themes = find_themes([*prs, *filler(20)], generic, paths=paths)
+    (theme,) = [th for th in themes if th.key == "word:requirements_dev.txt"]
+    assert theme.name == {"en": "Dependencies", "zh": "依赖"}
+    # a dotted name no PR of the theme changes is a name, not a file
+    dotted = [spr(f"Check zq{w} in wandb.init") for w in "abc"]
+    named = find_themes(
+        [*dotted, *filler(20)], generic, paths={s.pr.number: ["wandb/sdk/init.py"] for s in dotted}
+    )
+    assert [th.title for th in named if th.key == "word:wandb.init"] == ["wandb.init"]
+
+
+def test_a_modifier_before_an_action_noun_is_singular(generic: Profile) -> None:
+    prs = [spr(f"Fix type hints in zq{w}", kind="bugfix") for w in "abcd"]
+    themes = find_themes([*prs, *filler(20)], generic)
+    assert [th.title for th in themes if th.key == "word:type hint"] == ["type hint fixes"]
+
+
+def test_a_phrases_head_is_a_nearby_noun_of_different_titles(generic: Profile) -> None:
+    """Not an adverb, nor the words of one title and its revert ("wandb login anonymously")."""
+    story = [
+        spr("Fix zeta login anonymously writing bad value"),
+        spr('Revert "Fix zeta login anonymously writing bad value"'),
+        spr("Check zeta login anonymously for zqa"),
+    ]
+    themes = find_themes([*story, *filler(30)], generic)
+    assert [th.title for th in themes if numbers(th) == {s.pr.number for s in story}] == ["zeta login"]
