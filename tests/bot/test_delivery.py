@@ -498,6 +498,8 @@ def test_a_lead_refused_for_its_chart_is_posted_again_without_it(
     assert outcome.state == "posted" and "smaller layout" not in outcome.reason
     refused, posted = leads(slack)
     assert _image_blocks(refused) and not _image_blocks(posted)
+    [upload] = slack.uploads.values()
+    assert upload.deleted  # the upload no lead shows is not left behind
     assert len(posted["blocks"]) == len(refused["blocks"]) - 1  # the whole digest, less the chart  # type: ignore[arg-type]
 
 
@@ -539,20 +541,6 @@ def test_a_chart_no_lead_shows_is_deleted_when_the_run_ends(
     second = slack.uploads[next(k for k in slack.uploads if k != first.id)]
     assert _image_blocks(leads(slack)[-1])[0]["slack_file"] == {"id": second.id}
     assert len(slack.calls_to("files.delete")) == 1 and not second.deleted
-
-
-def test_a_chart_slack_refused_in_the_lead_is_deleted_after_the_post_without_it(
-    demo_db: Path, profile: Profile, slack: FakeSlack
-) -> None:
-    subscribe(demo_db, layout="single")
-    slack.script(
-        "chat.postMessage",
-        Response(200, {"ok": False, "error": "invalid_blocks", "errors": ["invalid slack file"]}),
-    )
-    [outcome] = Harness(demo_db, profile, slack).run(DUE)
-    assert outcome.state == "posted"
-    [upload] = slack.uploads.values()
-    assert upload.deleted and not _image_blocks(leads(slack)[-1])
 
 
 def test_a_chart_whose_lead_may_have_landed_is_kept(
