@@ -35,6 +35,7 @@ NOW_COLOR = "#1f77b4"
 AVG_COLOR = "#c7c7c7"
 RISK_COLOR = "#d62728"
 DPI = 100
+EDGE_PAD_PT = 8  # points of empty margin between the figure's edge and any text
 
 
 def cjk_font_path() -> Path:
@@ -76,6 +77,7 @@ def draw(data: Mapping[str, Any], lang: str) -> Figure:
     from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     modules = list(data.get("modules") or [])
     counts: Mapping[str, int] = data.get("counts") or {}
@@ -87,7 +89,11 @@ def draw(data: Mapping[str, Any], lang: str) -> Figure:
 
     rows = max(len(modules), len(kinds), 1)
     with rc_context({"font.family": families(lang), "axes.unicode_minus": False}):
-        fig = Figure(figsize=(11, max(3.5, 0.32 * rows + 1.8)), dpi=DPI, layout="constrained")
+        # a clear margin round the longest label (the layout's default is 3 pt, ~4 px: a label
+        # such as 可观测性（指标、日志、追踪） then seems to touch the edge, or to be cut by it)
+        pad = EDGE_PAD_PT / 72  # inches
+        layout = ConstrainedLayoutEngine(w_pad=pad, h_pad=pad)
+        fig = Figure(figsize=(11, max(3.5, 0.32 * rows + 1.8)), dpi=DPI, layout=layout)
         FigureCanvasAgg(fig)
         left, right = fig.subplots(1, 2, width_ratios=(3, 2))
         fig.suptitle(
@@ -124,7 +130,7 @@ def draw(data: Mapping[str, Any], lang: str) -> Figure:
             # room for the count at the end of the longest bar (margins alone lose to tick rounding)
             ax.set_xlim(0, max([*values, 1]) * 1.1)
         right.grid(axis="x", alpha=0.3)
-        fig.canvas.draw()  # lay out and rasterise the text now, inside the font context
+        fig.canvas.draw()  # lay out and measure every label now, in the chart's own fonts
     return fig
 
 

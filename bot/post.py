@@ -47,15 +47,20 @@ class PostError(Exception):
     """Posting failed; ``str(exc)`` is one line saying what happened and what to do.
 
     ``code`` is the platform's own error code (``not_in_channel``, ``50013``), ``posted`` how many
-    messages of the reply went out before the failure (a retry must not repeat them blindly).
+    messages of the reply went out before the failure (a retry must not repeat them blindly),
+    ``uncertain`` whether the failed request got no clear answer (the network, a 5xx): the
+    message may have landed all the same.
     """
 
     transient = False
 
-    def __init__(self, message: str, *, code: str | None = None, posted: int = 0) -> None:
+    def __init__(
+        self, message: str, *, code: str | None = None, posted: int = 0, uncertain: bool = False
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.posted = posted
+        self.uncertain = uncertain
 
 
 class TransientPostError(PostError):

@@ -9,7 +9,11 @@ three lanes: ``commands`` for answers from the cache; ``fetches`` for on-demand 
 (``/pr`` of an uncached PR), so a slow or unreachable GitHub holds at most the fetch lane's
 threads and never the commands of everyone else — and its queue is bounded, and chat users'
 fetches are rate-limited (``bot.fetch_limit``); and ``health``, one thread of its own, so
-``/healthz`` never waits behind command work."""
+``/healthz`` never waits behind command work.
+
+A command that changes subscriptions (the admin-only ones: ``/subscribe``, ``/unsubscribe``)
+tells the runner's ``subscriptions_changed`` listeners once it has succeeded, so the scheduler
+re-arms at once instead of at its next periodic check."""
 
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ from bot.config import Settings
 from bot.fetch_limit import FetchLimiter, FetchLimits
 from commands.locale import t
 from commands.model import Invocation, Reply
-from commands.registry import Context, dispatch
+from commands.registry import REGISTRY, Context, dispatch
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +166,8 @@ class CommandRunner:
             max_waiting=fetch_limits.waiting,
         )
         self.health = Lane("health", factory, workers=1)
+        # called (on the loop, with no arguments) after a command changed subscriptions
+        self.subscriptions_changed: list[Callable[[], None]] = []
 
     async def call(self, fn: Callable[[Context], T]) -> T:
         """Run ``fn(context)`` in the commands lane."""
@@ -171,6 +177,9 @@ class CommandRunner:
         """Answer ``inv`` from the cache; a PR the cache lacks is fetched in the fetch lane and the
         command answered again. Chat users' fetches are rate-limited and bounded in time."""
         reply = await self.commands.call(lambda ctx: dispatch(inv, ctx))
+        spec = REGISTRY.get(inv.command)
+        if reply.ok and spec is not None and spec.admin_only:
+            self._changed()
         if reply.not_cached is None or self.settings is None:
             return reply
         settings = self.settings
@@ -198,6 +207,13 @@ class CommandRunner:
         if fetched is not None:
             return fetched
         return await self.commands.call(lambda ctx: dispatch(inv, ctx))
+
+    def _changed(self) -> None:
+        for listener in self.subscriptions_changed:
+            try:
+                listener()
+            except Exception:  # a listener's trouble is not the user's: the answer stands
+                log.exception("a subscriptions-changed listener failed")
 
     @staticmethod
     def _refusal(reply: Reply, text: str) -> Reply:

@@ -9,11 +9,18 @@ retried twice, and a 429 is waited out for exactly its Retry-After — unless Sl
 than ``MAX_RETRY_AFTER``, which becomes a ``TransientPostError`` instead of a hung CLI or job.
 Slack's error codes become one actionable line (``not_in_channel`` → invite the app), in the
 caller's language. Tokens are read from ``SecretStr`` settings at the last moment, never logged.
+
+A chart is uploaded once per delivery: a poster keeps the file ids it uploaded (by delivery key
+and content), so the retries of a transient failure show the same file instead of uploading
+another; when the poster is closed, a file that no posted lead shows is deleted again
+(``files.delete``), so failed attempts leave no private files behind — unless a lead that used it
+may have landed (no clear answer came back), when it is kept rather than broken.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -170,6 +177,12 @@ def explain(exc: Exception, channel: str, lang: str = "en") -> PostError:
     return TransientPostError(t(lang, "slack.unreachable", error=type(exc).__name__))
 
 
+def _answered(exc: Exception) -> bool:
+    """Slack answered the request and said no (an error code, a 4xx): it did not take effect.
+    Otherwise (the network, a timeout, a 5xx) nobody can tell whether it did."""
+    return isinstance(exc, SlackApiError) and exc.response is not None and exc.response.status_code < 500
+
+
 # -- posting ----------------------------------------------------------------------------------
 
 METADATA_EVENT = "prdigest_delivery"
@@ -215,17 +228,30 @@ class SlackPoster:
         self.client = client
         self.pace = pace
         self.permalink = permalink
+        # the Slack file ids this poster uploaded; a scheduled delivery's by (key, name, sha256)
+        # for its retries; which of them a posted lead shows; which a lead may show that failed
+        # without a clear answer
+        self._uploaded: list[str] = []
+        self._reuse: dict[tuple[str, str, str], str] = {}
+        self._shown: set[str] = set()
+        self._unsure: set[str] = set()
 
     async def post(self, reply: Reply, channel: str) -> PostResult:
         """Post ``reply`` to ``channel`` (its ID, e.g. C0123456789). A scheduled delivery's key
         goes into the lead's message metadata, where ``find_delivery`` looks for it."""
         metadata = delivery_metadata(reply.delivery_key) if reply.delivery_key else None
-        files = await self.upload(reply.files) if reply.files else {}
+        files = await self.upload(reply.files, key=reply.delivery_key) if reply.files else {}
         plain = without_images(reply, set(f.name for f in reply.files) - set(files))
         messages = await asyncio.to_thread(render, plain, mode="thread", files=files)  # CPU, off the loop
         try:
-            return await self.post_messages(channel, messages, lang=reply.lang, metadata=metadata)
-        except PermanentPostError as exc:
+            result = await self.post_messages(channel, messages, lang=reply.lang, metadata=metadata)
+            self._shown.update(files.values())
+            return result
+        except PostError as exc:
+            if exc.posted:
+                self._shown.update(files.values())
+            elif exc.uncertain:
+                self._unsure.update(files.values())
             if not files or exc.code != "invalid_blocks" or exc.posted:
                 raise
             # Slack did not take the uploaded file in the lead (still being processed, say):
@@ -234,14 +260,20 @@ class SlackPoster:
             messages = await asyncio.to_thread(render, without_images(reply, set(files)), mode="thread")
             return await self.post_messages(channel, messages, lang=reply.lang, metadata=metadata)
 
-    async def upload(self, attachments: Sequence[Attachment]) -> dict[str, str]:
+    async def upload(self, attachments: Sequence[Attachment], *, key: str | None = None) -> dict[str, str]:
         """Upload each file with ``files_upload_v2`` (files.getUploadURLExternal, the upload URL,
         files.completeUploadExternal) without sharing it to a channel — the lead's image block
         shows it (``slack_file``), so the lead stays the one message with the delivery's metadata.
         Returns name → Slack file id for the files that went up; a failed upload is logged and
-        left out (the digest posts without its chart). Needs the ``files:write`` scope."""
+        left out (the digest posts without its chart). A file this poster already uploaded for
+        the same delivery ``key`` with the same bytes is not uploaded again (a retry reuses it).
+        Needs the ``files:write`` scope."""
         done: dict[str, str] = {}
         for f in attachments:
+            known = (key, f.name, hashlib.sha256(f.data).hexdigest()) if key else None
+            if known in self._reuse:
+                done[f.name] = self._reuse[known]
+                continue
             try:
                 resp = await self.client.files_upload_v2(
                     filename=f.name,
@@ -255,7 +287,28 @@ class SlackPoster:
                 continue
             if file_id:
                 done[f.name] = str(file_id)
+                self._uploaded.append(str(file_id))
+                if known is not None:
+                    self._reuse[known] = str(file_id)
         return done
+
+    async def delete_unshown(self) -> list[str]:
+        """Delete (``files.delete``, best effort) the files this poster uploaded that no posted
+        lead shows — what failed or abandoned attempts left behind — except those a lead may
+        show after all (its request got no clear answer). Returns the ids deleted."""
+        deleted: list[str] = []
+        for file_id in [f for f in self._uploaded if f not in self._shown and f not in self._unsure]:
+            try:
+                await self.client.files_delete(file=file_id)
+            except (SlackClientError, OSError) as exc:
+                log.warning("could not delete the unused upload %s (%s)", file_id, type(exc).__name__)
+                continue
+            deleted.append(file_id)
+        for file_id in sorted(self._unsure - self._shown):
+            log.warning("kept the upload %s: a lead that shows it may have been posted", file_id)
+        self._uploaded = [f for f in self._uploaded if f not in deleted]
+        self._reuse = {k: v for k, v in self._reuse.items() if v not in deleted}
+        return deleted
 
     async def find_delivery(self, channel: str, key: str) -> PostResult | None:
         """The lead message an earlier attempt posted with delivery ``key``, from the channel's
@@ -312,6 +365,7 @@ class SlackPoster:
                 resp = await self.client.chat_postMessage(**kwargs)
             except (SlackClientError, OSError) as exc:
                 failure = explain(exc, channel, lang)
+                failure.uncertain = not _answered(exc)
                 if done:
                     reason = t(lang, "slack.partial", done=len(done), total=len(messages), reason=failure)
                     failure = type(failure)(reason, code=failure.code, posted=len(done))
@@ -335,7 +389,9 @@ class SlackPoster:
         return str(link) if link else None
 
     async def close(self) -> None:
-        """Nothing to release: the client opens a session per request."""
+        """Delete the uploads no posted lead shows (``delete_unshown``); the client itself opens
+        a session per request, so there is nothing else to release."""
+        await self.delete_unshown()
 
 
 def poster(settings: Settings) -> SlackPoster:

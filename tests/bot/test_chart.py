@@ -11,12 +11,13 @@ import warnings
 from pathlib import Path
 
 import pytest
-from matplotlib import font_manager
+from matplotlib import font_manager, rc_context
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from PIL import Image
 
-from bot.chart import CJK_FONT_FILE, DPI, cjk_font_path, draw, write_png
+from bot.chart import CJK_FONT_FILE, DPI, cjk_font_path, draw, families, write_png
 from commands.locale import t
 from tests.bot.test_cli import _MODULES_AFTER_HELP, assert_one_line_usage, cli
 from tests.conftest import RunFn
@@ -99,6 +100,74 @@ def test_a_chinese_chart_sets_its_labels_in_the_cjk_font_with_no_missing_glyph(r
     for label in cjk:
         assert Path(font_manager.findfont(label.get_fontproperties())).name == CJK_FONT_FILE
     assert "合并" in fig.get_suptitle()
+
+
+def drawn_texts(fig: Figure) -> list[Text]:
+    """The figure's text as drawn: titles, bar counts, legend entries, and the tick labels of the
+    ticks inside each axis' view (matplotlib keeps a few beyond it, never drawn)."""
+    texts: list[Text] = [t for t in [fig._suptitle, *fig.texts] if t is not None]
+    for ax in fig.axes:
+        texts += [ax.title, *ax.texts]
+        legend = ax.get_legend()
+        if legend is not None:
+            texts += legend.get_texts()
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            texts += [tick.label1 for tick in axis.get_major_ticks() if low <= tick.get_loc() <= high]
+    return [t for t in texts if t.get_visible() and t.get_text()]
+
+
+def texts_outside(fig: Figure, margin: float = 0.0) -> list[str]:
+    """The drawn text whose extent, measured by the renderer of the last draw, is not wholly
+    inside the figure, ``margin`` pixels from its edges."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    box = fig.bbox.padded(-margin)
+    outside = []
+    for text in drawn_texts(fig):
+        e = text.get_window_extent(renderer)
+        if e.x0 < box.x0 - 0.5 or e.x1 > box.x1 + 0.5 or e.y0 < box.y0 - 0.5 or e.y1 > box.y1 + 0.5:
+            outside.append(f"{text.get_text()!r} at x {e.x0:.0f}..{e.x1:.0f} of {box.width:.0f}")
+    return outside
+
+
+LONGEST_ZH = "可观测性（指标、日志、追踪）"
+MARGIN_PX = 10  # clear of the edge by more than the ~4 px constrained layout leaves by default
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_label_lies_inside_the_figure(run: RunFn, lang: str) -> None:
+    """No label is cut at, or even touches, the figure's edge: the layout measures every label in
+    the chart's own fonts (the longest module name, 可观测性（指标、日志、追踪）, in Chinese) and
+    keeps a margin round them, also when saved."""
+    data = run("digest", "2026-W19", lang=lang).data
+    fig = draw(data, lang)
+    drawn = [x.get_text() for x in drawn_texts(fig)]
+    assert len(drawn) > 50 and (lang == "en" or LONGEST_ZH in drawn)
+    assert texts_outside(fig, MARGIN_PX) == []
+    with rc_context({"font.family": families(lang)}):
+        fig.savefig(io.BytesIO(), format="png", dpi=DPI)  # saving lays the figure out again
+    assert texts_outside(fig, MARGIN_PX) == []
+    # a figure made of nothing but the longest label still has room for it
+    alone = {
+        **data,
+        "modules": [{"module": "observability", "label": LONGEST_ZH * 2, "count": 3, "avg_4w": 1}],
+    }
+    assert texts_outside(draw(alone, lang), MARGIN_PX) == []
+
+
+def test_the_edge_check_can_fail() -> None:
+    """``texts_outside`` sees a tick label that sticks out of the figure (an axes placed by hand,
+    with no layout to make room)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = Figure(figsize=(3, 2), dpi=DPI)
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.05, 0.1, 0.9, 0.8))
+    ax.set_xticks([])
+    ax.set_yticks([0], ["cut at the left edge"])
+    fig.canvas.draw()
+    [outside] = texts_outside(fig)
+    assert outside.startswith("'cut at the left edge' at x -")
 
 
 def test_without_the_cjk_font_chinese_would_be_missing_glyphs() -> None:

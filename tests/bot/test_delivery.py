@@ -498,7 +498,62 @@ def test_a_lead_refused_for_its_chart_is_posted_again_without_it(
     assert outcome.state == "posted" and "smaller layout" not in outcome.reason
     refused, posted = leads(slack)
     assert _image_blocks(refused) and not _image_blocks(posted)
+    [upload] = slack.uploads.values()
+    assert upload.deleted  # the upload no lead shows is not left behind
     assert len(posted["blocks"]) == len(refused["blocks"]) - 1  # the whole digest, less the chart  # type: ignore[arg-type]
+
+
+def test_transient_retries_show_the_one_chart_uploaded_for_the_delivery(
+    demo_db: Path, profile: Profile, slack: FakeSlack
+) -> None:
+    """Two transient failures, then the lead lands: one upload, the same file in every attempt's
+    lead, nothing deleted (the posted lead shows it)."""
+    subscribe(demo_db, layout="single")
+    slack.script(
+        "chat.postMessage",
+        Response(200, {"ok": False, "error": "internal_error"}),
+        Response(200, {"ok": False, "error": "service_unavailable"}),
+    )
+    [outcome] = Harness(demo_db, profile, slack).run(DUE)
+    assert outcome.state == "posted"
+    assert len(slack.calls_to("files.getUploadURLExternal")) == 1 and len(slack.uploads) == 1
+    [upload] = slack.uploads.values()
+    attempts = leads(slack)
+    assert len(attempts) == 3
+    assert [_image_blocks(a)[0]["slack_file"] for a in attempts] == [{"id": upload.id}] * 3
+    assert slack.calls_to("files.delete") == [] and not upload.deleted
+
+
+def test_a_chart_no_lead_shows_is_deleted_when_the_run_ends(
+    demo_db: Path, profile: Profile, slack: FakeSlack
+) -> None:
+    """Every attempt of the run failed (the delivery is handed to a later run): the one upload is
+    deleted, so no private file is left behind; the later run uploads its own and keeps it."""
+    subscribe(demo_db, layout="single")
+    slack.script("chat.postMessage", *[Response(200, {"ok": False, "error": "service_unavailable"})] * 3)
+    h = Harness(demo_db, profile, slack)
+    [held] = h.run(DUE)
+    assert held.state == "held"
+    [first] = slack.uploads.values()
+    assert [c.params["file"] for c in slack.calls_to("files.delete")] == [first.id] and first.deleted
+    [posted] = h.run(DUE + timedelta(minutes=16))
+    assert posted.state == "posted" and len(slack.uploads) == 2
+    second = slack.uploads[next(k for k in slack.uploads if k != first.id)]
+    assert _image_blocks(leads(slack)[-1])[0]["slack_file"] == {"id": second.id}
+    assert len(slack.calls_to("files.delete")) == 1 and not second.deleted
+
+
+def test_a_chart_whose_lead_may_have_landed_is_kept(
+    demo_db: Path, profile: Profile, slack: FakeSlack
+) -> None:
+    """A 5xx says nothing about whether Slack took the lead: its chart is kept rather than
+    deleted from under a message that may show it."""
+    subscribe(demo_db, layout="single")
+    slack.script("chat.postMessage", *[Response(503, {"ok": False})] * 3)
+    [held] = Harness(demo_db, profile, slack).run(DUE)
+    assert held.state == "held"
+    [upload] = slack.uploads.values()
+    assert slack.calls_to("files.delete") == [] and not upload.deleted
 
 
 # -- a post slower than the lease ----------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,12 +15,14 @@ import pytest
 from bot.config import Settings
 from bot.post import Poster
 from bot.runner import CommandRunner
-from bot.scheduler import DeliveryScheduler, next_wake
+from bot.scheduler import RECHECK, WATCH, DeliveryScheduler, next_wake
 from bot.serve import Host, context_factory
 from bot.slack.post import SlackPoster, web_client
 from commands.registry import Context
 from storage.db import connect
-from storage.prs import PRStore
+from storage.deliveries import DeliveryStore
+from storage.prs import PRStore, iso
+from tests.bot.test_cli import cli
 from tests.bot.test_delivery import CREATED, DUE, subscribe
 from tests.fakes.slack import BOT_TOKEN, FakeSlack
 
@@ -32,13 +34,14 @@ def slack() -> Iterator[FakeSlack]:
 
 
 class Clock:
-    """Reads ``start`` when created and moves on with real time."""
+    """Reads ``start`` when created and moves on with real time, ``rate`` times as fast (the
+    scheduler sleeps a clock distance divided by the rate: ``bot.scheduler.clock_rate``)."""
 
-    def __init__(self, start: datetime) -> None:
-        self.start, self.t0 = start, time.monotonic()
+    def __init__(self, start: datetime, rate: float = 1.0) -> None:
+        self.start, self.t0, self.rate = start, time.monotonic(), rate
 
     def __call__(self) -> datetime:
-        return self.start + timedelta(seconds=time.monotonic() - self.t0)
+        return self.start + timedelta(seconds=(time.monotonic() - self.t0) * self.rate)
 
 
 class Served:
@@ -51,6 +54,8 @@ class Served:
         clock: Clock,
         *,
         sync_every: timedelta | None = None,
+        recheck: timedelta = RECHECK,
+        watch: timedelta | None = WATCH,
         **extra: object,
     ) -> None:
         settings = Settings(  # type: ignore[call-arg]
@@ -60,7 +65,9 @@ class Served:
         def posters(platform: str) -> Poster:
             return SlackPoster(web_client(settings), pace=0)
 
-        self.scheduler = DeliveryScheduler(settings, posters=posters, clock=clock, sync_every=sync_every)
+        self.scheduler = DeliveryScheduler(
+            settings, posters=posters, clock=clock, sync_every=sync_every, recheck=recheck, watch=watch
+        )
         runner = CommandRunner(context_factory(settings, db), workers=1)
         self.host = Host(settings, runner, [self.scheduler], host="127.0.0.1", port=0)
         self._ready = threading.Event()
@@ -182,3 +189,82 @@ def test_no_periodic_sync_without_a_token(demo_db: Path, slack: FakeSlack) -> No
         served.wait_runs(1)
         time.sleep(0.4)
         assert served.scheduler.syncs == 0
+
+
+def wait_for(what: str, check: Callable[[], object], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def test_a_subscription_from_another_process_is_noticed_by_the_watch_and_posted_on_time(
+    demo_db: Path, slack: FakeSlack
+) -> None:
+    """``prdigest subscribe`` in another process, for a due time eight minutes (of a clock running
+    30 times as fast) after the host started: the watch sees SQLite's data_version move and moves
+    the timer earlier; without it the host would sleep through to its six-hour recheck."""
+    start = DUE - timedelta(minutes=8)
+    clock = Clock(start, rate=30)  # 16 s of real time for the CLI to start and write
+    with Served(demo_db, slack, clock, recheck=timedelta(hours=6), watch=timedelta(seconds=0.3)) as served:
+        served.wait_runs(1)  # the catch-up at start: nothing subscribed yet
+        assert served.scheduler.next_run is not None and served.scheduler.next_run > DUE + timedelta(hours=5)
+        made = cli(
+            "subscribe", "slack:C0DIGEST", "--at", "mon 07:00", "--tz", "UTC", "--layout", "single",
+            "--no-check", "--now", iso(start), "--db", str(demo_db),
+        )  # fmt: skip
+        assert made.returncode == 0, made.stderr
+        assert clock() < DUE, "the subscription was made too late to tell"
+        wait_for("the run that posted", lambda: served.scheduler.last_outcomes)
+        outcomes = list(served.scheduler.last_outcomes)
+        health = served.scheduler.health()
+        watched, rearms = served.scheduler.watched_changes, served.scheduler.rearms
+    assert [o.state for o in outcomes] == ["posted"] and leads(slack) == ["C0DIGEST"]
+    [row] = DeliveryStore(connect(demo_db)).for_subscription(1)
+    assert DUE <= row.created_at <= DUE + timedelta(seconds=60), row.created_at  # claimed on time
+    assert watched >= 1 and rearms == 0 and health["last"] == {"posted": 1}
+
+
+def test_rearm_from_any_thread_runs_at_once_on_the_hosts_loop(demo_db: Path, slack: FakeSlack) -> None:
+    with Served(demo_db, slack, Clock(CREATED), recheck=timedelta(hours=6), watch=None) as served:
+        served.wait_runs(1)
+        threads = [threading.Thread(target=served.scheduler.rearm) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wait_for("the three requests on the loop", lambda: served.scheduler.rearms == 3, timeout=10)
+        served.wait_runs(2, timeout=10)
+        time.sleep(0.3)  # three requests coalesce into at most one run each, never a pile-up
+        assert 2 <= served.scheduler.runs <= 4
+    assert leads(slack) == []  # nothing was due
+
+
+def test_the_runner_announces_only_subscription_changes_that_happened(demo_db: Path) -> None:
+    """``subscriptions_changed`` fires after a successful /subscribe or /unsubscribe, never for a
+    refused one (not an admin, a bad value) or a command that only reads."""
+    from commands.model import Invocation
+    from commands.registry import load_all
+
+    load_all()
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    runner = CommandRunner(context_factory(settings, demo_db), workers=1)
+    heard: list[str] = []
+    runner.subscriptions_changed.append(lambda: heard.append(threading.current_thread().name))
+
+    def chat(command: str, *args: str, admin: bool = True) -> str:
+        inv = Invocation(
+            command=command, args=args, platform="slack", channel="C0DIGEST", user="U1", is_admin=admin
+        )
+        return asyncio.run(runner.dispatch(inv)).status
+
+    try:
+        assert chat("subscribe", "layout=single") == "ok"
+        assert chat("subscribe", "tz=Mars/Olympus") != "ok"
+        assert chat("subscribe", admin=False) != "ok"
+        assert chat("subscriptions") == "ok"
+        assert chat("unsubscribe", "1") == "ok"
+        assert chat("unsubscribe", "1") != "ok"  # already gone
+    finally:
+        runner.close()
+    assert heard == ["MainThread", "MainThread"]  # on the loop's thread, once per change

@@ -71,6 +71,7 @@ class Upload:
     title: str = ""
     completed: bool = False
     shared_to: str | None = None  # channel_id given at completion (the file is then posted there)
+    deleted: bool = False  # files.delete took it away (a message can no longer show it)
 
 
 @dataclass
@@ -241,6 +242,8 @@ class FakeSlack:
             return self._upload_url(params)
         if method == "files.completeUploadExternal":
             return self._complete_upload(params)
+        if method == "files.delete":
+            return self._delete_file(params)
         if method == "users.info":
             user = self.users.get(str(params.get("user", "")))
             if user is None:
@@ -320,8 +323,19 @@ class FakeSlack:
                 done.append({"id": upload.id, "name": upload.filename, "title": upload.title})
         return Response(200, {"ok": True, "files": done})
 
+    def _delete_file(self, params: dict[str, Any]) -> Response:
+        """files.delete: the bot's own upload is gone (``file_not_found`` for one it never had,
+        or twice)."""
+        with self._cond:
+            upload = self.uploads.get(str(params.get("file", "")))
+            if upload is None or upload.deleted:
+                return Response(200, {"ok": False, "error": "file_not_found"})
+            upload.deleted = True
+        return Response(200, {"ok": True})
+
     def _invalid_file_blocks(self, blocks: Any) -> str | None:
-        """Slack refuses an image block whose ``slack_file`` is not a completed upload."""
+        """Slack refuses an image block whose ``slack_file`` is not a completed upload (or one
+        deleted since)."""
         if isinstance(blocks, str):
             blocks = json.loads(blocks)
         for i, block in enumerate(blocks or []):
@@ -330,7 +344,7 @@ class FakeSlack:
                 continue
             with self._cond:
                 upload = self.uploads.get(str(ref.get("id")))
-                if upload is None or not upload.completed:
+                if upload is None or not upload.completed or upload.deleted:
                     return f"invalid slack file [json-pointer:/blocks/{i}/slack_file]"
         return None
 

@@ -12,7 +12,7 @@ import contextlib
 import shutil
 import time
 from collections.abc import Iterator
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ import pytest
 from bot.discord.cli import sync_commands
 from bot.scheduler import DeliveryScheduler
 from bot.serve import components_for
+from commands.schedule import WEEKDAYS
 from storage.db import connect
 from storage.deliveries import DeliveryStore, delivery_key
 from storage.subscriptions import SubscriptionStore
@@ -198,6 +199,37 @@ def test_a_discord_only_serve_runs_the_scheduler_and_delivers(fake: FakeDiscord,
     assert lead["attachments"][0]["filename"] == "chart.png"
     row = DeliveryStore(connect(db)).find(sub.id, date(2026, 5, 4))
     assert row is not None and row.state == "posted"
+
+
+def test_a_subscription_made_in_chat_for_two_minutes_from_now_posts_on_time(
+    fake: FakeDiscord, db: Path
+) -> None:
+    """/subscribe typed in Discord re-arms the scheduler of the same ``serve`` at once (through the
+    command runner's ``subscriptions_changed``): the digest due two to three minutes later — of a
+    clock running 20 times as fast — is claimed at its due time, although the scheduler's
+    recheck is six hours away and its watch for other processes is off."""
+    settings = discord_settings(fake, prdigest_repo=REPO, prdigest_admins=USER_ID)
+    asyncio.run(sync_commands(settings, guild=int(GUILD_ID)))
+    running = RunningHost(settings, db)
+    [scheduler] = [c for c in running.host.components if isinstance(c, DeliveryScheduler)]
+    clock = Clock(datetime.now(UTC), rate=20)  # chat stamps subscriptions with the real time
+    scheduler.clock, scheduler.recheck, scheduler.watch = clock, timedelta(hours=6), None
+    with running:
+        fake.wait(lambda: fake.frames_where(t="GUILD_CREATE"), what="the bot's gateway session")
+        deadline = time.monotonic() + 30
+        while scheduler.runs < 1:  # the catch-up run at start
+            assert time.monotonic() < deadline, "no run at start"
+            time.sleep(0.02)
+        due = (clock() + timedelta(minutes=3)).replace(second=0, microsecond=0)
+        at = f"{WEEKDAYS[due.weekday()]} {due:%H:%M}"
+        answer = command(fake, "subscribe", {"at": at, "tz": "UTC", "layout": "single"}, user_id=USER_ID)
+        assert "Subscribed (#1)" in answer and clock() < due
+        fake.wait(lambda: fake.messages(CHANNEL_ID) or None, what="the digest", timeout=30)
+        rearms = scheduler.rearms
+    [row] = DeliveryStore(connect(db)).for_subscription(1)
+    assert row.due_at == due and row.state == "posted"
+    assert due <= row.created_at <= due + timedelta(seconds=60), row.created_at  # claimed on time
+    assert rearms == 1 and len(fake.messages(CHANNEL_ID)) == 1
 
 
 def test_the_refusal_is_in_the_configured_language(fake: FakeDiscord, db: Path) -> None:
