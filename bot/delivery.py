@@ -268,16 +268,23 @@ class Deliverer:
         self, poster: Poster, sub: Subscription, delivery: Delivery
     ) -> PostResult | str | None:
         """The earlier attempt's post, None when there is none, or why it cannot be told."""
+        return await self._landed(poster, sub, delivery.key, f"attempt {delivery.attempts - 1}")
+
+    async def _landed(
+        self, poster: Poster, sub: Subscription, key: str, which: str = "the failed post"
+    ) -> PostResult | str | None:
+        """The post carrying delivery ``key`` in the channel, None when there is none, or why it
+        cannot be told (then the delivery is "unknown" rather than risk a duplicate)."""
         finder: Any = getattr(poster, "find_delivery", None)
         if finder is None:
             return (
-                f"attempt {delivery.attempts - 1} may have posted and {sub.platform} cannot be searched "
+                f"{which} may have posted and {sub.platform} cannot be searched "
                 "for it; check the channel, then `prdigest deliveries --retry` if it is missing"
             )
         try:
-            found: PostResult | None = await finder(sub.channel, delivery.key)
+            found: PostResult | None = await finder(sub.channel, key)
         except PostError as exc:
-            return f"could not check whether attempt {delivery.attempts - 1} posted: {exc}"
+            return f"could not check whether {which} posted: {exc}"
         return found
 
     async def _post(
@@ -309,6 +316,21 @@ class Deliverer:
                     )
                 last, transient = exc, transient + 1
                 log.info("delivery %s: transient failure (attempt %d): %s", d.key, transient, exc)
+                if exc.uncertain:  # no clear answer: the lead may have landed; look before posting again
+                    landed = await self._landed(poster, sub, d.key)
+                    if isinstance(landed, str):
+                        return self._finish(sub, claim, "unknown", now, reason=landed, title=reply.title)
+                    if landed is not None:
+                        return self._finish(
+                            sub,
+                            claim,
+                            "posted",
+                            now,
+                            reason=f"posted despite the error ({exc}); not posted again",
+                            ids=landed.ids,
+                            permalink=landed.permalink,
+                            title=reply.title,
+                        )
                 if transient >= ATTEMPTS:
                     break
                 await self.sleep(self.backoff[min(transient - 1, len(self.backoff) - 1)])

@@ -108,13 +108,13 @@ def explain(exc: BaseException, channel: str, lang: str = "en") -> PostError:
         if exc.status == 429:
             return TransientPostError(t(lang, "discord.rate_limited", channel=channel, wait="?"), code="429")
         text = t(lang, "discord.api_error", code=code, text=str(exc.text)[:200])
-        if exc.status >= 500:
-            return TransientPostError(text, code=str(code))
+        if exc.status >= 500:  # the message may have been stored before the error
+            return TransientPostError(text, code=str(code), uncertain=True)
         return PermanentPostError(text, code=str(code))
     if isinstance(exc, ConfigError):
         return PermanentPostError(str(exc))
-    error = f"{type(exc).__name__}: {exc}"
-    return TransientPostError(t(lang, "discord.unreachable", error=error))
+    error = f"{type(exc).__name__}: {exc}"  # a dropped connection: no answer, so maybe posted
+    return TransientPostError(t(lang, "discord.unreachable", error=error), uncertain=True)
 
 
 _ERRORS = (discord.DiscordException, aiohttp.ClientError, OSError, ConfigError)

@@ -282,6 +282,34 @@ def test_transient_errors_are_retried_with_back_off(
     assert len(slack.history[CHANNEL]) == 1
 
 
+def test_a_lead_stored_despite_a_5xx_is_found_and_not_posted_again(
+    demo_db: Path, profile: Profile, slack: FakeSlack
+) -> None:
+    subscribe(demo_db, layout="single")
+    slack.script_after("chat.postMessage", Response(503, {"ok": False}))  # stored, then a 503
+    h = Harness(demo_db, profile, slack)
+    [outcome] = h.run(DUE)
+    assert outcome.state == "posted" and "not posted again" in outcome.reason
+    assert len(slack.history[CHANNEL]) == 1 and len(leads(slack)) == 1
+    assert h.sleeps == []  # found at once: no back-off, no second post
+    assert outcome.ids == (slack.history[CHANNEL][0]["ts"],)
+
+
+def test_a_5xx_that_cannot_be_checked_leaves_the_delivery_unknown(
+    demo_db: Path, profile: Profile, slack: FakeSlack
+) -> None:
+    subscribe(demo_db, layout="single")
+    slack.script_after("chat.postMessage", Response(503, {"ok": False}))
+    slack.script(
+        "conversations.history",
+        Response(200, {"ok": False, "error": "missing_scope", "needed": "channels:history"}),
+    )
+    h = Harness(demo_db, profile, slack)
+    [outcome] = h.run(DUE)
+    assert outcome.state == "unknown" and "could not check whether the failed post posted" in outcome.reason
+    assert len(slack.history[CHANNEL]) == 1  # the one that landed; never a second
+
+
 def test_persistent_transient_errors_hand_over_then_give_up_after_the_window(
     demo_db: Path, profile: Profile, slack: FakeSlack
 ) -> None:

@@ -105,6 +105,7 @@ class FakeSlack:
         self.uploads: dict[str, Upload] = {}
         self.upload_status = 200
         self._scripts: dict[str, list[Response]] = {}
+        self._after: dict[str, list[Response]] = {}  # answers given after the call took effect
         self._ts = 0
         self._cond = threading.Condition()
         self._server = _Server(("127.0.0.1", 0), self._handler())
@@ -142,6 +143,12 @@ class FakeSlack:
         """The next calls of ``method`` get these answers, in order, before the defaults."""
         with self._cond:
             self._scripts.setdefault(method, []).extend(responses)
+
+    def script_after(self, method: str, *responses: Response) -> None:
+        """The next calls of ``method`` take effect as usual, then get these answers instead of
+        their own: Slack stored the message but the answer was an error (a 5xx after the write)."""
+        with self._cond:
+            self._after.setdefault(method, []).extend(responses)
 
     def calls_to(self, method: str) -> list[Call]:
         with self._cond:
@@ -186,6 +193,14 @@ class FakeSlack:
         return resp
 
     def _respond(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> Response:
+        answer = self._effect(method, params, headers)
+        with self._cond:
+            after = self._after.get(method)
+            if after:
+                return after.pop(0)
+        return answer
+
+    def _effect(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> Response:
         with self._cond:
             scripted = self._scripts.get(method)
             if scripted:
