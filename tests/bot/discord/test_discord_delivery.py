@@ -274,6 +274,18 @@ def test_server_errors_are_retried_with_back_off(demo_db: Path, profile: Profile
     assert len(leads(fake)) == 1
 
 
+def test_a_lead_stored_despite_a_5xx_is_found_and_not_posted_again(
+    demo_db: Path, profile: Profile, fake: FakeDiscord
+) -> None:
+    discord_sub(demo_db, layout="single")
+    fake.script(MESSAGES, server_error(503, apply_first=True))  # Discord stored it, then said 503
+    h = harness(demo_db, profile, fake)
+    [outcome] = h.run(DUE)
+    assert outcome.state == "posted" and "not posted again" in outcome.reason
+    assert len(leads(fake)) == 1
+    assert h.sleeps == []
+
+
 def test_a_rejected_token_holds_discord_deliveries_with_one_log_line(
     demo_db: Path, profile: Profile, fake: FakeDiscord, caplog: pytest.LogCaptureFixture
 ) -> None:
