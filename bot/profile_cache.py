@@ -8,6 +8,13 @@ versions — so an edited profile or an upgraded prdigest simply misses. A cache
 read, is corrupt or holds something else is ignored and rewritten; a cache directory that cannot
 be written is not used. Errors in the profile itself are raised by ``load_profile`` as before.
 
+The file holds the profile in two halves: what a read command asks of a profile (its name,
+version and content hash, module and kind labels, the words that mean a module, the key-PR share)
+as plain data, and — pickled apart, unpickled at the first use of ``flags``, ``score`` or
+``compiled`` — the flag and score settings (instances of the TOML schema's pydantic models) and the
+compiled matchers. So ``prdigest risks`` or ``search`` never builds the schema's classes
+(``classify.profile_schema``); classifying, or a digest that scores, loads the rest (~1 ms).
+
 Where: ``$XDG_CACHE_HOME/prdigest`` (default ``~/.cache/prdigest``), files ``profile-KEY.pickle``.
 Like every pickle it is trusted input: it lives in the user's own cache directory.
 """
@@ -18,6 +25,7 @@ import contextlib
 import copyreg
 import dataclasses
 import hashlib
+import importlib.util
 import io
 import os
 import pickle
@@ -29,9 +37,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from classify.rules import PROFILES_DIR, Profile, classifier_code_hash, load_profile, profile_path
+from classify.rules import (
+    PROFILES_DIR,
+    Profile,
+    ProfileError,
+    classifier_code_hash,
+    load_profile,
+    profile_path,
+)
 
-FORMAT = 1
+FORMAT = 2
+HEAVY = ("flags", "score", "compiled")
+"""the fields unpickled at their first use (their classes are pydantic's and the schema's)"""
 
 
 def cache_dir() -> Path:
@@ -72,12 +89,20 @@ def _reduce_proxy(proxy: types.MappingProxyType[Any, Any]) -> tuple[Any, tuple[d
     return _mapping_proxy, (dict(proxy),)
 
 
-def cache_key(path: Path) -> str:
-    import pydantic
+def _pydantic_version_file() -> bytes:
+    """pydantic's ``version.py`` (which pins pydantic-core's), read without importing pydantic:
+    the heavy half holds pydantic models, whose pickled form is pydantic's business."""
+    spec = importlib.util.find_spec("pydantic")
+    if spec is None or not spec.submodule_search_locations:
+        return b""
+    return (Path(next(iter(spec.submodule_search_locations))) / "version.py").read_bytes()
 
+
+def cache_key(path: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for part in (
-        f"{FORMAT}|{sys.version}|{pydantic.VERSION}|{path.resolve()}".encode(),
+        f"{FORMAT}|{sys.version}|{path.resolve()}".encode(),
+        _pydantic_version_file(),
         path.read_bytes(),
         (PROFILES_DIR / "generic.toml").read_bytes(),
         classifier_code_hash().encode(),
@@ -87,23 +112,66 @@ def cache_key(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _dumps(profile: Profile) -> bytes:
-    fields = {f.name: getattr(profile, f.name) for f in dataclasses.fields(profile)}
+def _pickle(value: object) -> bytes:
     buf = io.BytesIO()
     pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = copyreg.dispatch_table.copy()  # type: ignore[misc]
     pickler.dispatch_table[types.MappingProxyType] = _reduce_proxy  # type: ignore[index]
     pickler.dispatch_table[re.Pattern] = _reduce_pattern  # type: ignore[index]
-    pickler.dump(fields)
+    pickler.dump(value)
     return buf.getvalue()
+
+
+def _dumps(profile: Profile) -> bytes:
+    fields = {f.name: getattr(profile, f.name) for f in dataclasses.fields(profile)}
+    heavy = _pickle({name: fields.pop(name) for name in HEAVY})
+    return _pickle({"light": fields, "heavy": heavy})
+
+
+class CachedProfile(Profile):
+    """A ``Profile`` read from the cache: every field but ``HEAVY`` at once, those at first use.
+
+    A heavy half that cannot be read (a damaged file) is compiled again from the profile's file
+    instead, provided the file still has the content this profile was cached from."""
+
+    def __init__(self, light: dict[str, Any], heavy: bytes) -> None:
+        for name, value in light.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_heavy", heavy)
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in HEAVY or "_heavy" not in self.__dict__:
+            raise AttributeError(name)
+        parts = _heavy_fields(self.__dict__["_heavy"])
+        if parts is None:
+            fresh = load_profile(self.source)
+            if fresh.content_hash != self.content_hash:
+                raise ProfileError(f"{self.source}: edited while in use (version {self.version} kept)")
+            parts = {n: getattr(fresh, n) for n in HEAVY}
+        for field_name, value in parts.items():
+            object.__setattr__(self, field_name, value)
+        self.__dict__.pop("_heavy", None)
+        return parts[name]
+
+
+def _heavy_fields(blob: bytes) -> dict[str, Any] | None:
+    try:
+        parts = pickle.loads(blob)
+    except Exception:  # a damaged half is compiled again, never a traceback
+        return None
+    return parts if isinstance(parts, dict) and set(parts) == set(HEAVY) else None
 
 
 def _loads(blob: bytes) -> Profile | None:
     try:
-        fields = pickle.loads(blob)
-        if not isinstance(fields, dict) or set(fields) != {f.name for f in dataclasses.fields(Profile)}:
+        outer = pickle.loads(blob)
+        if not isinstance(outer, dict) or set(outer) != {"light", "heavy"}:
             return None
-        return Profile(**fields)
+        light, heavy = outer["light"], outer["heavy"]
+        wanted = {f.name for f in dataclasses.fields(Profile)} - set(HEAVY)
+        if not isinstance(light, dict) or set(light) != wanted or not isinstance(heavy, bytes):
+            return None
+        return CachedProfile(light, heavy)
     except Exception:  # a corrupt or foreign file is a miss, never a traceback
         return None
 
