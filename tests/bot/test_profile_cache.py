@@ -74,3 +74,28 @@ def test_profile_errors_are_the_loaders(tmp_path: Path) -> None:
     bad.write_text("name = \n", encoding="utf-8")
     with pytest.raises(ProfileError, match="invalid TOML"):
         cached_profile(bad)
+
+
+def test_the_settings_half_is_read_at_first_use_and_a_damaged_one_is_compiled_again(
+    own_cache_dir: Path,
+) -> None:
+    import pickle
+
+    from bot.profile_cache import HEAVY, CachedProfile, _pickle
+
+    compiled = load_profile("vllm")
+    _fresh("vllm")
+    [file] = own_cache_dir.glob("profile-*.pickle")
+    outer = pickle.loads(file.read_bytes())
+    lazy = _fresh("vllm")
+    assert isinstance(lazy, CachedProfile)
+    assert not set(HEAVY) & set(vars(lazy))  # names and labels only, until the settings are asked
+    assert lazy.module_label("attention", "zh") == compiled.module_label("attention", "zh")
+    assert lazy.score == compiled.score and lazy.flags == compiled.flags
+    assert set(HEAVY) <= set(vars(lazy))
+    file.write_bytes(_pickle({**outer, "heavy": b"damaged"}))
+    damaged = _fresh("vllm")
+    assert isinstance(damaged, CachedProfile)  # the plain half was fine
+    assert damaged.score == compiled.score  # the rest compiled again from the same file
+    pr = PullRequest.model_validate(next(iter(demo_records())))
+    assert classify(pr, damaged) == classify(pr, compiled)
