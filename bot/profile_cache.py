@@ -8,12 +8,13 @@ versions — so an edited profile or an upgraded prdigest simply misses. A cache
 read, is corrupt or holds something else is ignored and rewritten; a cache directory that cannot
 be written is not used. Errors in the profile itself are raised by ``load_profile`` as before.
 
-The file holds the profile in two halves: what a read command asks of a profile (its name,
-version and content hash, module and kind labels, the words that mean a module, the key-PR share)
-as plain data, and — pickled apart, unpickled at the first use of ``flags``, ``score`` or
-``compiled`` — the flag and score settings (instances of the TOML schema's pydantic models) and the
-compiled matchers. So ``prdigest risks`` or ``search`` never builds the schema's classes
-(``classify.profile_schema``); classifying, or a digest that scores, loads the rest (~1 ms).
+The file holds what a read command asks of a profile (its name, version and content hash, module
+and kind labels, the words that mean a module, the key-PR share) as plain data, and — each pickled
+apart and unpickled at its first use — the flag settings, the score settings (instances of the
+TOML schema's pydantic models) and the compiled matchers. So ``prdigest risks`` or ``search``
+never builds the schema's classes (``classify.profile_schema``), ``pr`` only the ``[score]``
+table's (``classify.score_spec``: whether the week's storylines change which PRs are key), and
+classifying loads the rest (~1 ms).
 
 Where: ``$XDG_CACHE_HOME/prdigest`` (default ``~/.cache/prdigest``), files ``profile-KEY.pickle``.
 Like every pickle it is trusted input: it lives in the user's own cache directory.
@@ -48,7 +49,8 @@ from classify.rules import (
 
 FORMAT = 2
 HEAVY = ("flags", "score", "compiled")
-"""the fields unpickled at their first use (their classes are pydantic's and the schema's)"""
+"""the fields unpickled each at its first use (instances of the schema's pydantic models, and the
+compiled matchers)"""
 
 
 def cache_dir() -> Path:
@@ -91,7 +93,7 @@ def _reduce_proxy(proxy: types.MappingProxyType[Any, Any]) -> tuple[Any, tuple[d
 
 def _pydantic_version_file() -> bytes:
     """pydantic's ``version.py`` (which pins pydantic-core's), read without importing pydantic:
-    the heavy half holds pydantic models, whose pickled form is pydantic's business."""
+    the cached flag and score settings are pydantic models, whose pickled form is pydantic's business."""
     spec = importlib.util.find_spec("pydantic")
     if spec is None or not spec.submodule_search_locations:
         return b""
@@ -124,54 +126,53 @@ def _pickle(value: object) -> bytes:
 
 def _dumps(profile: Profile) -> bytes:
     fields = {f.name: getattr(profile, f.name) for f in dataclasses.fields(profile)}
-    heavy = _pickle({name: fields.pop(name) for name in HEAVY})
-    return _pickle({"light": fields, "heavy": heavy})
+    lazy = {name: _pickle(fields.pop(name)) for name in HEAVY}
+    return _pickle({"light": fields, "lazy": lazy})
 
 
 class CachedProfile(Profile):
-    """A ``Profile`` read from the cache: every field but ``HEAVY`` at once, those at first use.
+    """A ``Profile`` read from the cache: every field but ``HEAVY`` at once, each of those at its
+    first use (``pr`` asks ``score``, which builds the ``[score]`` table's three classes alone).
 
-    A heavy half that cannot be read (a damaged file) is compiled again from the profile's file
+    A field that cannot be read (a damaged file) is compiled again from the profile's file
     instead, provided the file still has the content this profile was cached from."""
 
-    def __init__(self, light: dict[str, Any], heavy: bytes) -> None:
+    def __init__(self, light: dict[str, Any], lazy: dict[str, bytes]) -> None:
         for name, value in light.items():
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "_heavy", heavy)
+        object.__setattr__(self, "_lazy", lazy)
 
     def __getattr__(self, name: str) -> Any:
-        if name not in HEAVY or "_heavy" not in self.__dict__:
+        blob = self.__dict__.get("_lazy", {}).get(name) if name in HEAVY else None
+        if blob is None:
             raise AttributeError(name)
-        parts = _heavy_fields(self.__dict__["_heavy"])
-        if parts is None:
+        try:
+            value = pickle.loads(blob)
+        except Exception:  # a damaged field is compiled again, never a traceback
             fresh = load_profile(self.source)
             if fresh.content_hash != self.content_hash:
-                raise ProfileError(f"{self.source}: edited while in use (version {self.version} kept)")
-            parts = {n: getattr(fresh, n) for n in HEAVY}
-        for field_name, value in parts.items():
-            object.__setattr__(self, field_name, value)
-        self.__dict__.pop("_heavy", None)
-        return parts[name]
-
-
-def _heavy_fields(blob: bytes) -> dict[str, Any] | None:
-    try:
-        parts = pickle.loads(blob)
-    except Exception:  # a damaged half is compiled again, never a traceback
-        return None
-    return parts if isinstance(parts, dict) and set(parts) == set(HEAVY) else None
+                raise ProfileError(
+                    f"{self.source}: edited while in use (version {self.version} kept)"
+                ) from None
+            value = getattr(fresh, name)
+        object.__setattr__(self, name, value)
+        return value
 
 
 def _loads(blob: bytes) -> Profile | None:
     try:
         outer = pickle.loads(blob)
-        if not isinstance(outer, dict) or set(outer) != {"light", "heavy"}:
+        if not isinstance(outer, dict) or set(outer) != {"light", "lazy"}:
             return None
-        light, heavy = outer["light"], outer["heavy"]
+        light, lazy = outer["light"], outer["lazy"]
         wanted = {f.name for f in dataclasses.fields(Profile)} - set(HEAVY)
-        if not isinstance(light, dict) or set(light) != wanted or not isinstance(heavy, bytes):
+        if not isinstance(light, dict) or set(light) != wanted:
             return None
-        return CachedProfile(light, heavy)
+        if not isinstance(lazy, dict) or set(lazy) != set(HEAVY):
+            return None
+        if not all(isinstance(v, bytes) for v in lazy.values()):
+            return None
+        return CachedProfile(light, lazy)
     except Exception:  # a corrupt or foreign file is a miss, never a traceback
         return None
 

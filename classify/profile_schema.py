@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from classify.matchers import (
     Gated,
@@ -42,15 +42,14 @@ from classify.rules import (
     RuleMatchers,
     content_hash,
 )
+from classify.score_spec import TABLE_CONFIG, ScoreSpec, Strs
 from classify.titles import norm
 
 # -- schema (what the TOML may contain) ---------------------------------------------------------
 
-Strs = list[str]
-
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=False)
+    model_config = TABLE_CONFIG
 
 
 class _RuleSpec(_Section):
@@ -135,34 +134,6 @@ class FlagsSpec(_Section):
     dependency: DependencySpec = DependencySpec()
     large: LargeSpec = LargeSpec()
     revert: RevertSpec = RevertSpec()
-
-
-class SizeTier(_Section):
-    lines: Annotated[int, Field(ge=1)]
-    points: float
-
-
-class SmallSpec(_Section):
-    lines: Annotated[int, Field(ge=1)]
-    points: float
-
-
-class ScoreSpec(_Section):
-    highlight: float = 2.0
-    many_modules: float = 1.0
-    many_modules_min: Annotated[int, Field(ge=2)] = 3
-    size: list[SizeTier] = []
-    small: SmallSpec | None = None
-    with_tests: float = 0.0
-    series: float = 0.0
-    bot: float = 0.0
-    bot_authors: Strs = []
-    theme: float = 0.0
-    theme_min_prs: Annotated[int, Field(ge=2)] = 3
-    flags: dict[str, float] = {}
-    kinds: dict[str, float] = {}
-    modules: dict[str, float] = {}
-    labels: dict[str, float] = {}
 
 
 class ProfileSpec(_Section):

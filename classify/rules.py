@@ -32,7 +32,8 @@ from classify.titles import norm
 if TYPE_CHECKING:
     from classify.matchers import Gated, GatedGroup, KeywordIndex
     from classify.models import ScorePart
-    from classify.profile_schema import FlagsSpec, ScoreSpec
+    from classify.profile_schema import FlagsSpec
+    from classify.score_spec import ScoreSpec
 
 PROFILES_DIR = Path(__file__).with_name("profiles")
 DEFAULT_PROFILE = "vllm"
