@@ -7,7 +7,9 @@ asks for a one-shot command within 10× of the bare interpreter of the same envi
 command runs ``--runs`` times as a child process of the venv's own executables, the commands
 interleaved round-robin so load from other jobs on the machine spreads over all of them; the
 median wall time of each and its ratio to ``python -c pass`` are printed (and written as JSON
-with ``--results``).
+with ``--results``), and beside them the median CPU time (user + system) of the child: on a machine
+shared with other jobs, waiting for a core inflates the wall time of every command alike, but
+not the CPU each one spends.
 
 The cache for ``pr`` is the bundled demo (``prdigest demo`` in a scratch directory) unless
 ``--db`` names one. Whether the venv holds compiled bytecode matters (a venv without it compiles
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -52,13 +55,24 @@ def commands(venv: Path, db: Path) -> dict[str, list[str]]:
     }
 
 
-def _wall(argv: list[str], cwd: Path) -> float:
+def _cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run(argv: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of ``argv`` (the CPU of the waited-for child alone)."""
+    cpu = _cpu_of_children()
     started = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=_env(), capture_output=True, check=False)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"bench: {' '.join(argv)} failed ({done.returncode}): {done.stderr.decode()[-300:]}")
-    return seconds
+    return seconds, _cpu_of_children() - cpu
+
+
+def _wall(argv: list[str], cwd: Path) -> float:
+    return _run(argv, cwd)[0]
 
 
 def pyc_files(venv: Path) -> int:
@@ -81,10 +95,14 @@ def measure(venv: Path, db: Path, runs: int, cwd: Path) -> list[dict[str, Any]]:
     for argv in plan.values():  # one untimed run each: the OS caches the files, __pycache__ is written
         _wall(argv, cwd)
     times: dict[str, list[float]] = {name: [] for name in plan}
+    cpus: dict[str, list[float]] = {name: [] for name in plan}
     for _ in range(runs):
         for name, argv in plan.items():
-            times[name].append(_wall(argv, cwd))
+            wall, cpu = _run(argv, cwd)
+            times[name].append(wall)
+            cpus[name].append(cpu)
     base = statistics.median(times["python -c pass"])
+    base_cpu = statistics.median(cpus["python -c pass"]) or 1e-3  # a clock tick rounds to 0
     return [
         {
             "command": name,
@@ -93,6 +111,8 @@ def measure(venv: Path, db: Path, runs: int, cwd: Path) -> list[dict[str, Any]]:
             "min_ms": round(min(ts) * 1000, 1),
             "max_ms": round(max(ts) * 1000, 1),
             "ratio": round(statistics.median(ts) / base, 1),
+            "cpu_median_ms": round(statistics.median(cpus[name]) * 1000, 1),
+            "cpu_ratio": round(statistics.median(cpus[name]) / base_cpu, 1),
         }
         for name, ts in times.items()
     ]
@@ -128,10 +148,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{result['pyc_files_of_prdigest']} of prdigest's own modules"
         f"{', PYTHONDONTWRITEBYTECODE set' if result['dont_write_bytecode'] else ''}; load {result['load'][0]:.1f})"
     )
-    print(f"{'command':<24}{'median ms':>11}{'min':>8}{'max':>8}{'× python':>10}")
+    print(f"{'command':<24}{'median ms':>11}{'min':>8}{'max':>8}{'× python':>10}{'CPU ms':>9}{'× CPU':>8}")
     for row in rows:
         print(
-            f"{row['command']:<24}{row['median_ms']:>11.1f}{row['min_ms']:>8.1f}{row['max_ms']:>8.1f}{row['ratio']:>10.1f}"
+            f"{row['command']:<24}{row['median_ms']:>11.1f}{row['min_ms']:>8.1f}{row['max_ms']:>8.1f}"
+            f"{row['ratio']:>10.1f}{row['cpu_median_ms']:>9.1f}{row['cpu_ratio']:>8.1f}"
         )
     if args.results:
         args.results.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

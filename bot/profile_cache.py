@@ -8,6 +8,14 @@ versions — so an edited profile or an upgraded prdigest simply misses. A cache
 read, is corrupt or holds something else is ignored and rewritten; a cache directory that cannot
 be written is not used. Errors in the profile itself are raised by ``load_profile`` as before.
 
+The file holds what a read command asks of a profile (its name, version and content hash, module
+and kind labels, the words that mean a module, the key-PR share) as plain data, and — each pickled
+apart and unpickled at its first use — the flag settings, the score settings (instances of the
+TOML schema's pydantic models) and the compiled matchers. So ``prdigest risks`` or ``search``
+never builds the schema's classes (``classify.profile_schema``), ``pr`` only the ``[score]``
+table's (``classify.score_spec``: whether the week's storylines change which PRs are key), and
+classifying loads the rest (~1 ms).
+
 Where: ``$XDG_CACHE_HOME/prdigest`` (default ``~/.cache/prdigest``), files ``profile-KEY.pickle``.
 Like every pickle it is trusted input: it lives in the user's own cache directory.
 """
@@ -18,6 +26,7 @@ import contextlib
 import copyreg
 import dataclasses
 import hashlib
+import importlib.util
 import io
 import os
 import pickle
@@ -29,9 +38,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from classify.rules import PROFILES_DIR, Profile, classifier_code_hash, load_profile, profile_path
+from classify.rules import (
+    PROFILES_DIR,
+    Profile,
+    ProfileError,
+    classifier_code_hash,
+    load_profile,
+    profile_path,
+)
 
-FORMAT = 1
+FORMAT = 2
+HEAVY = ("flags", "score", "compiled")
+"""the fields unpickled each at its first use (instances of the schema's pydantic models, and the
+compiled matchers)"""
 
 
 def cache_dir() -> Path:
@@ -72,12 +91,20 @@ def _reduce_proxy(proxy: types.MappingProxyType[Any, Any]) -> tuple[Any, tuple[d
     return _mapping_proxy, (dict(proxy),)
 
 
-def cache_key(path: Path) -> str:
-    import pydantic
+def _pydantic_version_file() -> bytes:
+    """pydantic's ``version.py`` (which pins pydantic-core's), read without importing pydantic:
+    the cached flag and score settings are pydantic models, whose pickled form is pydantic's business."""
+    spec = importlib.util.find_spec("pydantic")
+    if spec is None or not spec.submodule_search_locations:
+        return b""
+    return (Path(next(iter(spec.submodule_search_locations))) / "version.py").read_bytes()
 
+
+def cache_key(path: Path) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for part in (
-        f"{FORMAT}|{sys.version}|{pydantic.VERSION}|{path.resolve()}".encode(),
+        f"{FORMAT}|{sys.version}|{path.resolve()}".encode(),
+        _pydantic_version_file(),
         path.read_bytes(),
         (PROFILES_DIR / "generic.toml").read_bytes(),
         classifier_code_hash().encode(),
@@ -87,23 +114,65 @@ def cache_key(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _dumps(profile: Profile) -> bytes:
-    fields = {f.name: getattr(profile, f.name) for f in dataclasses.fields(profile)}
+def _pickle(value: object) -> bytes:
     buf = io.BytesIO()
     pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = copyreg.dispatch_table.copy()  # type: ignore[misc]
     pickler.dispatch_table[types.MappingProxyType] = _reduce_proxy  # type: ignore[index]
     pickler.dispatch_table[re.Pattern] = _reduce_pattern  # type: ignore[index]
-    pickler.dump(fields)
+    pickler.dump(value)
     return buf.getvalue()
+
+
+def _dumps(profile: Profile) -> bytes:
+    fields = {f.name: getattr(profile, f.name) for f in dataclasses.fields(profile)}
+    lazy = {name: _pickle(fields.pop(name)) for name in HEAVY}
+    return _pickle({"light": fields, "lazy": lazy})
+
+
+class CachedProfile(Profile):
+    """A ``Profile`` read from the cache: every field but ``HEAVY`` at once, each of those at its
+    first use (``pr`` asks ``score``, which builds the ``[score]`` table's three classes alone).
+
+    A field that cannot be read (a damaged file) is compiled again from the profile's file
+    instead, provided the file still has the content this profile was cached from."""
+
+    def __init__(self, light: dict[str, Any], lazy: dict[str, bytes]) -> None:
+        for name, value in light.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_lazy", lazy)
+
+    def __getattr__(self, name: str) -> Any:
+        blob = self.__dict__.get("_lazy", {}).get(name) if name in HEAVY else None
+        if blob is None:
+            raise AttributeError(name)
+        try:
+            value = pickle.loads(blob)
+        except Exception:  # a damaged field is compiled again, never a traceback
+            fresh = load_profile(self.source)
+            if fresh.content_hash != self.content_hash:
+                raise ProfileError(
+                    f"{self.source}: edited while in use (version {self.version} kept)"
+                ) from None
+            value = getattr(fresh, name)
+        object.__setattr__(self, name, value)
+        return value
 
 
 def _loads(blob: bytes) -> Profile | None:
     try:
-        fields = pickle.loads(blob)
-        if not isinstance(fields, dict) or set(fields) != {f.name for f in dataclasses.fields(Profile)}:
+        outer = pickle.loads(blob)
+        if not isinstance(outer, dict) or set(outer) != {"light", "lazy"}:
             return None
-        return Profile(**fields)
+        light, lazy = outer["light"], outer["lazy"]
+        wanted = {f.name for f in dataclasses.fields(Profile)} - set(HEAVY)
+        if not isinstance(light, dict) or set(light) != wanted:
+            return None
+        if not isinstance(lazy, dict) or set(lazy) != set(HEAVY):
+            return None
+        if not all(isinstance(v, bytes) for v in lazy.values()):
+            return None
+        return CachedProfile(light, lazy)
     except Exception:  # a corrupt or foreign file is a miss, never a traceback
         return None
 

@@ -235,3 +235,34 @@ def test_help_needs_no_database(tmp_path: Path) -> None:
     assert result.returncode == 0 and "digest [PERIOD] [MODULE…] [FLAG…] [any|all|only]" in result.stdout
     assert not (tmp_path / "prdigest.db").exists()
     assert cli("--help").returncode == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["help"],
+        ["help", "digest"],
+        ["risks", "core-path", "2026-W19"],
+        ["search", "fp8"],
+        ["pr", "42121"],
+    ],
+)
+def test_a_read_from_the_cached_profile_builds_no_rule_schema(
+    argv: list[str], demo_db: Path, tmp_path: Path
+) -> None:
+    """With the compiled profile in the cache directory, a one-shot read uses its plain part (names,
+    labels, module words) and never imports the TOML schema's pydantic models or the compiler
+    (``classify.profile_schema``, ~13 ms of a start; issue 14, point 1)."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    run = partial(subprocess.run, capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
+    first = run([sys.executable, "-c", _MODULES_AFTER_HELP, *argv, "--db", str(demo_db)])
+    assert "classify.profile_schema" in json.loads(first.stdout.strip().splitlines()[-1])["modules"]
+    assert list((tmp_path / "xdg" / "prdigest").glob("profile-*.pickle"))  # compiled once, then cached
+    again = run([sys.executable, "-c", _MODULES_AFTER_HELP, *argv, "--db", str(demo_db)])
+    out = json.loads(again.stdout.strip().splitlines()[-1])
+    assert out["code"] == 0, again.stderr
+    loaded = set(out["modules"])
+    assert "bot.profile_cache" in loaded and "classify.rules" in loaded  # the real path was taken
+    assert "classify.profile_schema" not in loaded and "classify.engine" not in loaded
+    if argv[0] != "pr":  # `pr` reads the [score] table: do the week's storylines decide its key PRs?
+        assert "classify.score_spec" not in loaded

@@ -3,6 +3,7 @@ changed file misses; a corrupt or unwritable cache is never an error."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,26 @@ def test_profile_errors_are_the_loaders(tmp_path: Path) -> None:
     bad.write_text("name = \n", encoding="utf-8")
     with pytest.raises(ProfileError, match="invalid TOML"):
         cached_profile(bad)
+
+
+def test_flags_score_and_matchers_are_read_at_first_use_and_a_damaged_one_is_compiled_again(
+    own_cache_dir: Path,
+) -> None:
+    from bot.profile_cache import HEAVY, CachedProfile, _pickle
+
+    compiled = load_profile("vllm")
+    _fresh("vllm")
+    [file] = own_cache_dir.glob("profile-*.pickle")
+    outer = pickle.loads(file.read_bytes())
+    lazy = _fresh("vllm")
+    assert isinstance(lazy, CachedProfile)
+    assert not set(HEAVY) & set(vars(lazy))  # names and labels only, until the settings are asked
+    assert lazy.module_label("attention", "zh") == compiled.module_label("attention", "zh")
+    assert lazy.score == compiled.score and "flags" not in vars(lazy)  # one field at a time
+    assert lazy.flags == compiled.flags
+    assert {"flags", "score"} <= set(vars(lazy)) and "compiled" not in vars(lazy)
+    file.write_bytes(_pickle({**outer, "lazy": {**outer["lazy"], "compiled": b"damaged"}}))
+    damaged = _fresh("vllm")
+    assert isinstance(damaged, CachedProfile)  # the rest of the file was fine
+    pr = PullRequest.model_validate(next(iter(demo_records())))
+    assert classify(pr, damaged) == classify(pr, compiled)  # matchers compiled again from the file
