@@ -410,8 +410,8 @@ def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
         for source, key, form, weight in found:
             if source == "tag":
                 key = longer.get(key, key)
-            elif (tag := as_tag.get(key)) is not None and source in ("word", "name"):
-                source, key = "tag", longer.get(tag, tag)
+            elif (same := as_tag.get(key)) is not None and source in ("word", "name"):
+                source, key = "tag", longer.get(same, same)
             full = _topic_key(source, key)
             members = weights.get(full)
             if members is None:
