@@ -40,7 +40,8 @@ def run(
     from commands.report.stats import gather
 
     flt = TagFilter(tuple(modules), match, tuple(flags))
-    if ctx.digests is not None and period.end <= inv.now:  # a closed period: its numbers are final
+    # a closed period's numbers are final: the server keeps the recent ones (commands.digest_cache)
+    if ctx.digests is not None and ctx.digests.admits(period.end, inv.now):
         key = (repo, period, flt, ctx.profile.content_hash)
         stats = ctx.digests.get(ctx.store, key, lambda: gather(ctx.store, ctx.profile, repo, period, flt))
     else:

@@ -22,6 +22,7 @@ set-based, from ``prs`` and ``pr_tags``, inside the writer's transaction.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -310,6 +311,9 @@ class TitleCounts:
         self._bounds = list(bounds)
         self._lo = min((lo for lo, _ in bounds), default="")
         self._hi = max((hi for _, hi in bounds), default="")
+        # consecutive windows (a week's four previous weeks) cover [lo, hi) whole: no per-row test
+        ordered = sorted(self._bounds)
+        self._gapless = all(a[1] == b[0] for a, b in itertools.pairwise(ordered))
         self._counts: dict[str, int] = {}
         self._extra: Counter[str] = Counter()
         self.edge_titles = list(edge_titles)
@@ -332,11 +336,19 @@ class TitleCounts:
         for i in range(0, len(wanted), _CHUNK):
             chunk = [TITLE + k for k in wanted[i : i + _CHUNK]]
             marks = ",".join("?" * len(chunk))
-            ranges = " OR ".join("(bucket >= ? AND bucket < ?)" for _ in self._bounds)
+            ranges = (
+                "" if self._gapless else " OR ".join("(bucket >= ? AND bucket < ?)" for _ in self._bounds)
+            )
             rows = self._conn.execute(  # the overall range lets each key's rows be one index seek
                 f"SELECT key, sum(n) FROM pr_aggregates WHERE repo = ? AND key IN ({marks}) "
-                f"AND bucket >= ? AND bucket < ? AND ({ranges}) GROUP BY key",
-                (self._repo, *chunk, self._lo, self._hi, *(b for pair in self._bounds for b in pair)),
+                f"AND bucket >= ? AND bucket < ?{f' AND ({ranges})' if ranges else ''} GROUP BY key",
+                (
+                    self._repo,
+                    *chunk,
+                    self._lo,
+                    self._hi,
+                    *(() if self._gapless else (b for pair in self._bounds for b in pair)),
+                ),
             ).fetchall()
             for key, n in rows:
                 self._counts[str(key)[len(TITLE) :]] = int(n)

@@ -25,7 +25,7 @@ from commands.locale.words import avg_text, change_words, count, join_list, tn
 from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply, Section, Table
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, recommendations
-from commands.report.stats import DigestStats, module_tally, rank_key
+from commands.report.stats import DigestStats, module_tally
 from commands.report.themes import Theme, clean_title, kind_counts
 from commands.report.trends import Trend, module_trends, movers
 from storage.prs import StoredPR
@@ -185,7 +185,7 @@ def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
     """One line naming the commands that show what the digest only summarises."""
     period = _period_word(stats)
     module = next((th.module for th in themes if th.module), None) or "MODULE"
-    key = sorted((s for s in stats.prs if s.pr.number in stats.key), key=rank_key)
+    key = [s for s in stats.ranked() if s.pr.number in stats.key]
     number = key[0].pr.number if key else "N"
     return Paragraph(
         text=t(
@@ -439,7 +439,7 @@ def _quick_zh(s: StoredPR, profile: Profile, label: LabelFn) -> str:
 
 
 def _quickview(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> list[Block]:
-    key_prs = sorted((s for s in stats.prs if s.pr.number in stats.key), key=rank_key)[:QUICKVIEW]
+    key_prs = [s for s in stats.ranked() if s.pr.number in stats.key][:QUICKVIEW]
     if not key_prs:
         return [Paragraph(text=t(lang, "digest.no_key"))]
     items = []
@@ -486,6 +486,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     (lead_heading, lead), *rest = sections
     blocks: list[Block] = [Heading(text=t(lang, lead_heading), level=2), *lead]
     module_counts = stats.module_counts()
+    ranked = stats.ranked()
     data: dict[str, Any] = {
         "repo": stats.repo,
         "period": stats.period.as_dict(),
@@ -534,12 +535,8 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
             for tr in module_trends(stats)
         ],
         "risks": {kind: _risk_summary(stats, kind) for kind in FLAG_KINDS},
-        "key_prs": [s.pr.number for s in sorted(stats.prs, key=rank_key) if s.pr.number in stats.key],
-        "highlights": [
-            {"number": s.pr.number, "text": h}
-            for s in sorted(stats.prs, key=rank_key)
-            for h in s.cls.highlights
-        ],
+        "key_prs": [s.pr.number for s in ranked if s.pr.number in stats.key],
+        "highlights": [{"number": s.pr.number, "text": h} for s in ranked for h in s.cls.highlights],
         "recommendations": [{"text": r.text, "prs": [s.pr.number for s in r.prs]} for r in recs],
         "prs": [
             {

@@ -85,6 +85,8 @@ class DigestStats:
     reverted: dict[int, StoredPR] = field(default_factory=dict)
     """revert PR number → the PR it reverted, when that PR is in the cache"""
     _flagged: dict[str, list[StoredPR]] | None = field(default=None, repr=False)
+    _ranked: list[StoredPR] | None = field(default=None, repr=False)
+    _modules: Counter[str] | None = field(default=None, repr=False)
 
     @property
     def previous_counts(self) -> list[dict[str, int]]:
@@ -98,11 +100,17 @@ class DigestStats:
         """PRs with a flag, most important first (indexed once per digest)."""
         if self._flagged is None:
             index: dict[str, list[StoredPR]] = {}
-            for s in sorted(self.prs, key=rank_key):
+            for s in self.ranked():
                 for f in s.cls.flags:
                     index.setdefault(f.kind, []).append(s)
             self._flagged = index
         return list(self._flagged.get(kind, []))
+
+    def ranked(self) -> list[StoredPR]:
+        """The period's PRs, most important first (sorted once per digest; a copy)."""
+        if self._ranked is None:
+            self._ranked = sorted(self.prs, key=rank_key)
+        return list(self._ranked)
 
     def previous_avg(self, name: str) -> float | None:
         """The average of ``name`` over the comparison windows; None when there is none."""
@@ -110,7 +118,10 @@ class DigestStats:
         return sum(values) / len(values) if values else None
 
     def module_counts(self) -> Counter[str]:
-        return Counter(m for s in self.prs for m in dict.fromkeys(s.cls.modules))
+        """How many of the period's PRs touch each module (counted once per digest; a copy)."""
+        if self._modules is None:
+            self._modules = module_tally(self.prs)
+        return Counter(self._modules)
 
     def previous_module_avg(self) -> dict[str, float]:
         total: Counter[str] = Counter()

@@ -217,6 +217,7 @@ class _Vocabulary:
         self._terms: dict[str, str | None] = {}
         self._names: dict[str, tuple[str, ...]] = {}
         self._named: dict[str, bool] = {}
+        self._norms: dict[str, str] = {}
 
     def word(self, key: str) -> tuple[bool, tuple[str, ...]]:
         """(is a kind word, modules it is a keyword of) for a stemmed word or phrase."""
@@ -251,6 +252,13 @@ class _Vocabulary:
             elif len(k) >= 2 and not k.isdigit() and not self._kind_like(part) and not is_series_marker(part):
                 out.append(("tag", k, part))
         hit = self._tags[tag] = tuple(out)
+        return hit
+
+    def norm(self, word: str) -> str:
+        """``classify.titles.norm``, cached (a digest compares every title word with its tags)."""
+        hit = self._norms.get(word)
+        if hit is None:
+            hit = self._norms[word] = norm(word)
         return hit
 
     def _kind_like(self, tag: str) -> bool:
@@ -311,15 +319,15 @@ class _Vocabulary:
     def _head(self, module: str, found: Sequence[tuple[str, str, str, float]]) -> bool:
         """Whether an area module found after a model family's keyword, which alone took the
         primary slot (no tag before it), is the title's subject instead."""
+        groups = self.profile.modules
+        this = groups.get(module)
+        if this is None or this.group != AREA_GROUP:  # the cheap test first: most keywords fail it
+            return False
         primary = [o for o in found if o[3] == PRIMARY]
         if len(primary) != 1 or primary[0][0] != "module":
             return False
-        groups = self.profile.modules
         first = groups.get(primary[0][1])
-        this = groups.get(module)
-        return (
-            first is not None and this is not None and first.group == MODEL_GROUP and this.group == AREA_GROUP
-        )
+        return first is not None and first.group == MODEL_GROUP
 
     def keys(self, title: str) -> frozenset[str]:
         """The topic keys of a title, for counting them in earlier windows: the keys ``features``
@@ -395,17 +403,21 @@ def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
     names: set[str] = set()
     features = [(s.pr.number, vocab.features(s.pr.title)) for s in prs]
     tag_keys = {key for _, found in features for source, key, _, _ in found if source == "tag"}
+    # a word spelt as one of the period's tags ("SYCL." in one title, [sycl] in another) is that tag
     as_tag = {
-        key: norm(key) for _, found in features for source, key, _, _ in found if source in ("word", "name")
+        key: tag
+        for _, found in features
+        for source, key, _, _ in found
+        if source in ("word", "name") and (tag := vocab.norm(key)) in tag_keys
     }
     # one tag, spelt a letter short in some titles ([col] beside [coll], [test] beside [tests])
     longer = {k[:-1]: k for k in tag_keys if len(k) >= 4 and k[:-1] in tag_keys}
     for n, found in features:
         for source, key, form, weight in found:
-            if source in ("word", "name") and as_tag[key] in tag_keys:
-                source, key = "tag", as_tag[key]  # "SYCL." in one title, [sycl] in another
             if source == "tag":
                 key = longer.get(key, key)
+            elif (same := as_tag.get(key)) is not None and source in ("word", "name"):
+                source, key = "tag", longer.get(same, same)
             full = _topic_key(source, key)
             members = weights.get(full)
             if members is None:
@@ -643,6 +655,10 @@ def find_themes(
     specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
     weight = {s.pr.number: _weight(s) for s in prs}
     ordinary = {tp.key for tp in candidates if _ordinary(tp, history, by_number, paths, places)}
+    # for each PR, how many candidate tags it has as its first (see ``_grow``)
+    firsts = Counter(
+        n for tp in candidates if tp.source == "tag" for n, w in tp.weight.items() if w >= PRIMARY
+    )
 
     def strength(tp: _Topic, members: set[int]) -> float:
         return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
@@ -683,7 +699,9 @@ def find_themes(
             if slots <= 0 or (len(steady) >= slots and 2 * best[1] < steady[slots - 1]):
                 break
         seed = best[3]
-        joined, members = _grow(seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap)
+        joined, members = _grow(
+            seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap, firsts
+        )
         namer = _namer(seed, members, topics, ordinary)
         if namer.key in ordinary:
             unnamed.add(seed.key)  # no subject to name it by: not a story ("file", "version")
@@ -777,6 +795,7 @@ def _grow(
     specific: Mapping[int, frozenset[str]],
     changed: Mapping[str, int],
     cap: int,
+    firsts: Mapping[int, int],
 ) -> tuple[list[_Topic], set[int]]:
     """The topics that tell the seed's story too, and the PRs they bring, by either of two tests:
 
@@ -806,14 +825,10 @@ def _grow(
             if shared >= 1 and shared >= AT_HOME * len(files):
                 home.add(n)
 
-    # a PR whose first tag names another story belongs to that story, whatever words it shares
-    elsewhere = {
-        n
-        for tp in candidates
-        if tp.source == "tag" and tp is not seed
-        for n, w in tp.weight.items()
-        if w >= PRIMARY
-    }
+    # a PR whose first tag names another story belongs to that story, whatever words it shares:
+    # ``firsts`` counts the candidate tags each PR has first; the seed's own does not count
+    own = {n for n, w in seed.weight.items() if w >= PRIMARY} if seed.source == "tag" else set()
+    elsewhere = {n for n, c in firsts.items() if c > (n in own)}
     offers: list[tuple[float, str, _Topic, set[int]]] = []
     for tp in candidates:
         mine = free[tp.key]

@@ -106,7 +106,9 @@ def cache(tmp_path: Path) -> Path:
 
 
 def _contexts(path: Path, profile: Profile) -> tuple[Context, Context]:
-    fast = Context(store=PRStore(connect(path)), profile=profile, digests=DigestCache(max_entries=1000))
+    fast = Context(
+        store=PRStore(connect(path)), profile=profile, digests=DigestCache(max_entries=1000, recent=None)
+    )
     plain = Context(store=PRStore(connect(path)), profile=profile)
     return fast, plain
 
@@ -196,3 +198,22 @@ def test_a_sync_from_github_is_seen_by_the_aggregates_and_the_cache(cache: Path)
             client.close()
     assert report.new == 40
     assert _assert_same(fast, plain) > 50
+
+
+def test_the_server_keeps_recent_closed_weeks_only(cache: Path) -> None:
+    """``serve``'s cache (the default ``DigestCache``) keeps last week's digest, not one from two
+    months back (asked once while paging through history; see ``commands.digest_cache``), and
+    both answers are those computed without it."""
+    profile = load_profile()
+    plain = Context(store=PRStore(connect(cache)), profile=profile)
+    served = Context(store=PRStore(connect(cache)), profile=profile, digests=DigestCache())
+    assert served.digests is not None
+    old_week = (NOW - timedelta(weeks=9)).strftime("%G-W%V")
+    for args in (("last-week",), (old_week,)):
+        want = _answer(plain, "digest", args, "UTC")
+        assert _answer(served, "digest", args, "UTC") == want
+        assert _answer(served, "digest", args, "UTC") == want
+    assert (served.digests.hits, served.digests.misses, len(served.digests)) == (1, 1, 1)
+    assert served.digests.admits(NOW - timedelta(weeks=4), NOW)
+    assert not served.digests.admits(NOW - timedelta(weeks=5), NOW)
+    assert not served.digests.admits(NOW + timedelta(hours=1), NOW)  # not closed yet
