@@ -47,6 +47,17 @@ def _refs(prs: list[PRRef]) -> str:
     return " (" + ", ".join(f"#{p.number}" for p in prs) + ")" if prs else ""
 
 
+def _with_refs(text: str, prs: list[PRRef], lang: str) -> str:
+    """``text`` with its PR numbers: "… (#1, #2)" in English; in Chinese full-width and inside the
+    sentence, as the team's own report writes them ("…最大的一个改动了 2,638 行（#1、#2）。")."""
+    if not prs:
+        return text
+    if lang != "zh":
+        return text + _refs(prs)
+    refs = "（" + "、".join(f"#{p.number}" for p in prs) + "）"
+    return text[:-1] + refs + text[-1] if text.endswith(("。", "；")) else text + refs
+
+
 def _underline(text: str, char: str) -> str:
     return char * max(3, width(text))
 
@@ -58,10 +69,10 @@ def _block(block: Block, lang: str) -> list[str]:
             return ["", text, _underline(text, "=" if block.level == 1 else "-")]
         return ["", text]
     if isinstance(block, Paragraph):
-        return [clean(block.text) + _refs(block.prs)]
+        return [_with_refs(clean(block.text), block.prs, lang)]
     if isinstance(block, BulletList):
         return [
-            (f"{i}. " if block.ordered else "• ") + clean(item.text) + _refs(item.prs)
+            (f"{i}. " if block.ordered else "• ") + _with_refs(clean(item.text), item.prs, lang)
             for i, item in enumerate(block.items, 1)
         ]
     if isinstance(block, PRItem):
