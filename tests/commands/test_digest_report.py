@@ -317,7 +317,8 @@ def test_the_chinese_digest_is_chinese(run: RunFn, period: str) -> None:
     for line in text.splitlines():
         if re.match(r"^[-=\s]+$|.*\s{2,}\S", line):
             continue  # rules and table rows
-        prose = re.sub(r"\(#[\d, #]+\)$", "", line)  # the renderer's PR links
+        assert not re.search(r" \(#\d", line), line  # PR numbers full-width: （#1、#2）
+        prose = re.sub(r"（#[\d、#]+）", "", line)  # the renderer's PR links
         assert not re.search(r"[\u4e00-\u9fff][,;:]|[,;:][\u4e00-\u9fff]", prose), (
             line
         )  # full-width punctuation
