@@ -582,20 +582,25 @@ class PRStore:
         self, rows: Sequence[dict[str, Any]]
     ) -> dict[tuple[str, int], tuple[str, str, str, str, str]]:
         """(content_hash, cls_hash, source, profile_hash, merged_at) of the PRs of ``rows`` already cached."""
+        keys = [(row["repo"], row["number"]) for row in rows]
+        return self._columns(keys, "content_hash, cls_hash, source, profile_hash, merged_at")
+
+    def _columns(self, keys: Iterable[tuple[str, int]], columns: str) -> dict[tuple[str, int], Any]:
+        """``columns`` of the cached PRs among ``keys`` (repo, number), by primary-key reads in
+        chunks of ``_ROWIDS_PER_QUERY``; PRs not cached are absent."""
         by_repo: dict[str, list[int]] = {}
-        for row in rows:
-            by_repo.setdefault(row["repo"], []).append(row["number"])
-        out: dict[tuple[str, int], tuple[str, str, str, str, str]] = {}
+        for repo, number in keys:
+            by_repo.setdefault(repo, []).append(number)
+        out: dict[tuple[str, int], Any] = {}
         for repo, numbers in by_repo.items():
             for i in range(0, len(numbers), _ROWIDS_PER_QUERY):
                 chunk = numbers[i : i + _ROWIDS_PER_QUERY]
                 marks = ",".join("?" * len(chunk))
                 found = self.db.conn.execute(
-                    "SELECT number, content_hash, cls_hash, source, profile_hash, merged_at FROM prs "
-                    f"WHERE repo = ? AND number IN ({marks})",
+                    f"SELECT number, {columns} FROM prs WHERE repo = ? AND number IN ({marks})",
                     (repo, *chunk),
                 )
-                out.update(((repo, n), (c, k, s, h, at)) for n, c, k, s, h, at in found)
+                out.update(((repo, row[0]), tuple(row[1:])) for row in found)
         return out
 
     def store_classifications(self, items: Iterable[ClassifiedRow]) -> int:
@@ -651,20 +656,7 @@ class PRStore:
         self, batch: Sequence[ClassifiedRow]
     ) -> dict[tuple[str, int], tuple[str, str, str, str]]:
         """(cls_hash, modules, flags, merged_at) as stored for each PR of ``batch`` still cached (primary-key reads)."""
-        by_repo: dict[str, list[int]] = {}
-        for it in batch:
-            by_repo.setdefault(it.repo, []).append(it.number)
-        out: dict[tuple[str, int], tuple[str, str, str, str]] = {}
-        for repo, numbers in by_repo.items():
-            for i in range(0, len(numbers), _ROWIDS_PER_QUERY):
-                chunk = numbers[i : i + _ROWIDS_PER_QUERY]
-                marks = ",".join("?" * len(chunk))
-                rows = self.db.conn.execute(
-                    f"SELECT number, cls_hash, modules, flags, merged_at FROM prs WHERE repo = ? AND number IN ({marks})",
-                    (repo, *chunk),
-                )
-                out.update(((repo, n), (h, m, f, at)) for n, h, m, f, at in rows)
-        return out
+        return self._columns(((it.repo, it.number) for it in batch), "cls_hash, modules, flags, merged_at")
 
     def change_token(self) -> tuple[int, int]:
         """Changes whenever the cache may have changed: ``PRAGMA data_version`` (commits of other
