@@ -53,7 +53,7 @@ from bench.generate import DEMO_END, DEMO_REPO, generate_history
 from bot.ingest import reclassify
 from bot.runtime import settle_heap
 from classify.engine import classify
-from classify.models import PullRequest
+from classify.records import parse_pr
 from classify.rules import PROFILES_DIR, Profile, load_profile
 from commands.digest_cache import DigestCache
 from commands.model import Invocation
@@ -144,7 +144,7 @@ def build(path: Path, n_prs: int, profile: Profile) -> dict[str, Any]:
             record = next(gen, None)
             if record is None:
                 return
-            pr = PullRequest.model_validate(record)
+            pr = parse_pr(record)
             t1 = time.perf_counter()
             cls = classify(pr, profile)
             t2 = time.perf_counter()

@@ -14,11 +14,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic import BaseModel
-
-from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart
+from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart, unchecked
 from classify.text import search_text
 from storage.aggregates import (
     TitleCounts,
@@ -65,29 +63,12 @@ def parse_iso(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value)
 
 
-M = TypeVar("M", bound=BaseModel)
-
-# BaseModel's slots, set through their descriptors: the cheapest way to fill an instance.
-_new_object = object.__new__
-_set_attr = object.__setattr__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-
-
-def trusted(model: type[M], values: dict[str, Any]) -> M:
-    """Build a model from values this module wrote and validated itself, without re-validating.
-
-    It does what pydantic's ``model_construct`` does for a complete set of fields, minus its
-    per-field default handling, which dominated the read path (digests read ~1,000 rows). Every
-    caller passes every field; ``test_round_trip_keeps_every_field`` guards the equivalence.
-    """
-    obj = _new_object(model)
-    _set_attr(obj, "__dict__", values)
-    _set_fields_set(obj, set(values))
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
+# Rows were checked when they were written: read back without re-checking (``unchecked``).
+_new_pr = unchecked(PullRequest)
+_new_cls = unchecked(Classification)
+_new_file = unchecked(FileChange)
+_new_flag = unchecked(Flag)
+_new_part = unchecked(ScorePart)
 
 
 MATCH_MODES = ("any", "all", "only")
@@ -158,8 +139,7 @@ _dumps_sorted = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str
 
 
 def _file_row(f: FileChange) -> dict[str, Any]:
-    """``f.model_dump(exclude_defaults=True)`` written out (same keys in the same order): every
-    stored PR encodes each of its files, and pydantic's serializer call was most of that."""
+    """The file's fields that differ from their defaults, in declaration order (the stored form)."""
     row: dict[str, Any] = {"path": f.path}
     if f.additions:
         row["additions"] = f.additions
@@ -195,8 +175,8 @@ def _pr_row(pr: PullRequest) -> dict[str, Any]:
 
 
 def _cls_row(cls: Classification) -> dict[str, Any]:
-    # The JSON of ``model_dump()`` written out by hand (same keys, same order, same text): this
-    # runs once per PR in every reclassify, where pydantic's serializer calls were ~10% of it.
+    # Every field but ``profile_hash``, in declaration order, as JSON text: the stored form (and
+    # what ``cls_hash`` is computed from), so it must not change.
     return {
         "modules": _dumps(cls.modules),
         "kind": cls.kind,
@@ -244,69 +224,36 @@ def _json(text: str) -> Any:
 
 
 def _file(f: dict[str, Any]) -> FileChange:
-    return trusted(
-        FileChange,
-        {
-            "path": f["path"],
-            "additions": f.get("additions", 0),
-            "deletions": f.get("deletions", 0),
-            "change_type": f.get("change_type", "modified"),
-            "previous_path": f.get("previous_path"),
-        },
+    return _new_file(
+        f["path"],
+        f.get("additions", 0),
+        f.get("deletions", 0),
+        f.get("change_type", "modified"),
+        f.get("previous_path"),
     )
+
+
+def _flags(text: str) -> list[Flag]:
+    return [_new_flag(f["kind"], f["evidence"]) for f in _list(text)]
 
 
 def _row_to_stored(row: dict[str, Any]) -> StoredPR:
-    files = [_file(f) for f in _json(row["files"])] if "files" in row else []
-    pr = trusted(
-        PullRequest,
-        {
-            "repo": row["repo"],
-            "number": row["number"],
-            "title": row["title"],
-            "body": row.get("body", ""),
-            "author": row["author"],
-            "created_at": parse_iso(row["created_at"]),
-            "merged_at": parse_iso(row["merged_at"]),
-            "updated_at": parse_iso(row.get("updated_at")),
-            "base_branch": row["base_branch"],
-            "labels": _json(row["labels"]),
-            "additions": row["additions"],
-            "deletions": row["deletions"],
-            "files": files,
-            "changed_files": row["changed_files"],
-            "url": row["url"],
-            "source": row["source"],
-        },
-    )
-    cls = trusted(
-        Classification,
-        {
-            "modules": _json(row["modules"]),
-            "kind": row["kind"],
-            "flags": [
-                trusted(Flag, {"kind": f["kind"], "evidence": f["evidence"]}) for f in _json(row["flags"])
-            ],
-            "score": row["score"],
-            "breakdown": [
-                trusted(
-                    ScorePart,
-                    {
-                        "reason": b["reason"],
-                        "points": b["points"],
-                        "rule": b.get("rule", ""),
-                        "detail": b.get("detail", ""),
-                    },
-                )
-                for b in _json(row.get("breakdown", "[]"))
-            ],
-            "highlights": _json(row["highlights"]),
-            "gist": row["gist"],
-            "profile": row["profile"],
-            "profile_version": row["profile_version"],
-            "profile_hash": row.get("profile_hash", ""),
-        },
-    )
+    # the builders take every field by position, in the models' declaration order
+    pr = _new_pr(
+        row["repo"], row["number"], row["title"], row.get("body", ""), row["author"],
+        parse_iso(row["created_at"]), parse_iso(row["merged_at"]), parse_iso(row.get("updated_at")),
+        row["base_branch"], _json(row["labels"]), row["additions"], row["deletions"],
+        [_file(f) for f in _json(row["files"])] if "files" in row else [],
+        row["changed_files"], row["url"], row["source"],
+    )  # fmt: skip
+    breakdown = [
+        _new_part(b["reason"], b["points"], b.get("rule", ""), b.get("detail", ""))
+        for b in _json(row.get("breakdown", "[]"))
+    ]
+    cls = _new_cls(
+        _json(row["modules"]), row["kind"], _flags(row["flags"]), row["score"], breakdown,
+        _json(row["highlights"]), row["gist"], row["profile"], row["profile_version"], row.get("profile_hash", ""),
+    )  # fmt: skip
     return StoredPR(pr=pr, cls=cls)
 
 
@@ -325,41 +272,12 @@ def _light_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
         repo, number, title, author, created_at, merged_at, base_branch, labels, additions, deletions,
         changed_files, url, source, modules, kind, flags, score, highlights, gist, profile, version,
     ) = row  # fmt: skip
-    pr = trusted(
-        PullRequest,
-        {
-            "repo": repo,
-            "number": number,
-            "title": title,
-            "body": "",
-            "author": author,
-            "created_at": parse_iso(created_at),
-            "merged_at": parse_iso(merged_at),
-            "updated_at": None,
-            "base_branch": base_branch,
-            "labels": _list(labels),
-            "additions": additions,
-            "deletions": deletions,
-            "files": [],
-            "changed_files": changed_files,
-            "url": url,
-            "source": source,
-        },
-    )
-    cls = trusted(
-        Classification,
-        {
-            "modules": _list(modules),
-            "kind": kind,
-            "flags": [trusted(Flag, {"kind": f["kind"], "evidence": f["evidence"]}) for f in _list(flags)],
-            "score": score,
-            "breakdown": [],
-            "highlights": _list(highlights),
-            "gist": gist,
-            "profile": profile,
-            "profile_version": version,
-            "profile_hash": "",
-        },
+    pr = _new_pr(
+        repo, number, title, "", author, parse_iso(created_at), parse_iso(merged_at), None, base_branch,
+        _list(labels), additions, deletions, [], changed_files, url, source,
+    )  # fmt: skip
+    cls = _new_cls(
+        _list(modules), kind, _flags(flags), score, [], _list(highlights), gist, profile, version, ""
     )
     return StoredPR(pr=pr, cls=cls)
 
@@ -404,27 +322,11 @@ def _pr_from_values(values: Sequence[Any]) -> PullRequest:
         repo, number, title, body, author, created_at, merged_at, updated_at, base_branch, labels,
         additions, deletions, changed_files, files, url, source,
     ) = values  # fmt: skip
-    return trusted(
-        PullRequest,
-        {
-            "repo": repo,
-            "number": number,
-            "title": title,
-            "body": body,
-            "author": author,
-            "created_at": parse_iso(created_at),
-            "merged_at": parse_iso(merged_at),
-            "updated_at": parse_iso(updated_at),
-            "base_branch": base_branch,
-            "labels": _list(labels),
-            "additions": additions,
-            "deletions": deletions,
-            "files": [_file(f) for f in _list(files)],
-            "changed_files": changed_files,
-            "url": url,
-            "source": source,
-        },
-    )
+    return _new_pr(
+        repo, number, title, body, author, parse_iso(created_at), parse_iso(merged_at), parse_iso(updated_at),
+        base_branch, _list(labels), additions, deletions, [_file(f) for f in _list(files)], changed_files,
+        url, source,
+    )  # fmt: skip
 
 
 def read_prs(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[PullRequest]:
