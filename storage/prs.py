@@ -104,7 +104,7 @@ class TagFilter:
         return bool(self.flags) and bool(set(flags) & set(self.flags))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StoredPR:
     """A PR and its classification as read back from the cache (body may be omitted)."""
 
@@ -354,10 +354,12 @@ def _lean_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
     """A PR for risk lists: identity, size, modules, flags with evidence and score — nothing else
     is read or decoded (the other fields keep their empty defaults)."""
     repo, number, title, author, url, merged_at, additions, deletions, modules, flags, score = row
-    return _light_row_to_stored(
-        (repo, number, title, author, None, merged_at, "", "[]", additions, deletions, 0, url, "import",
-         modules, "", flags, score, "[]", "", "", "")
+    pr = _new_pr(
+        repo, number, title, "", author, None, parse_iso(merged_at), None, "", [], additions, deletions, [], 0,
+        url, "import",
     )  # fmt: skip
+    cls = _new_cls(_list(modules), "", _flags(flags), score, [], [], "", "", "", "")
+    return StoredPR(pr=pr, cls=cls)
 
 
 def _stored_row(pr: PullRequest, cls: Classification) -> dict[str, Any]:
