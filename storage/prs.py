@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import heapq
 import itertools
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -846,22 +847,24 @@ class PRStore:
             return [_light_row_to_stored(row) for row in rows[:limit]], len(rows)
         # One pass over the newest matches gives both the ranking and (usually) the count. When
         # the cache holds only this repository no row of ``prs`` is read until the page itself.
+        # Hits are (rank, -rowid): compared as tuples, best rank first and, among equal ranks, the
+        # PR stored later (rowid order ≈ merge order) first.
         if self.repos() == [repo]:
             pool = self.db.execute(
-                "SELECT rowid, bm25(prs_fts, 3.0, 1.0) FROM prs_fts WHERE prs_fts MATCH ? "
+                "SELECT bm25(prs_fts, 3.0, 1.0), -rowid FROM prs_fts WHERE prs_fts MATCH ? "
                 "ORDER BY rowid DESC LIMIT ?",
                 (match, self.SEARCH_POOL),
             ).fetchall()
             mine = pool
         else:
             shared = self.db.execute(
-                "SELECT hits.rowid, hits.rank, p.repo = ? FROM (SELECT rowid, "
+                "SELECT hits.rank, -hits.rowid, p.repo = ? FROM (SELECT rowid, "
                 "bm25(prs_fts, 3.0, 1.0) AS rank FROM prs_fts WHERE prs_fts MATCH ? ORDER BY rowid DESC "
                 "LIMIT ?) AS hits JOIN prs p ON p.rowid = hits.rowid",
                 (repo, match, self.SEARCH_POOL),
             ).fetchall()
-            pool = [(rowid, rank) for rowid, rank, _ in shared]
-            mine = [(rowid, rank) for rowid, rank, ours in shared if ours]
+            pool = [(rank, neg) for rank, neg, _ in shared]
+            mine = [(rank, neg) for rank, neg, ours in shared if ours]
         if len(pool) < self.SEARCH_POOL or len(mine) == len(pool):
             total = len(mine)  # every match was seen, or the pool is all this repository's (≥ the cap)
         else:  # several repositories share the cache and the pool was full: count this one's matches
@@ -872,8 +875,9 @@ class PRStore:
                     (match, repo, self.COUNT_CAP),
                 ).fetchone()[0]
             )
-        # Best rank first; equal ranks: the PR stored later (rowid order ≈ merge order) first.
-        top = [rowid for rowid, _ in sorted(mine, key=lambda h: (h[1], -h[0]))[:limit]]
+        # The page, best first: ``nsmallest`` compares the tuples in C (sorting all ~1,000 hits with a
+        # Python key function took ~0.3 ms of a ~2 ms search).
+        top = [-neg for _, neg in heapq.nsmallest(limit, mine)]
         if not top:
             return [], total
         marks = ",".join("?" for _ in top)
