@@ -1,7 +1,8 @@
 """The edges: the CLI, the server, ingestion and the chat platforms.
 
-prdigest defines its models with pydantic but uses no pydantic plugin, and pydantic looks for
-plugins by scanning every installed distribution's entry points when the first model is built —
+prdigest checks its settings, profiles and imported records with pydantic but uses no pydantic
+plugin, and pydantic looks for plugins by scanning every installed distribution's entry points
+when the first model is built —
 at every start of a one-shot command (issue 14, point 1: no entry-point scans). Unless the user
 set ``PYDANTIC_DISABLE_PLUGINS`` themselves, it is set here (pydantic's documented switch).
 """

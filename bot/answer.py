@@ -8,10 +8,15 @@ runner calls ``fetch_missing`` in its own lane, so a slow GitHub never holds the
 
 from __future__ import annotations
 
-from bot.config import Settings
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 from commands.locale import t
 from commands.model import Invocation, NotCached, Reply
 from commands.registry import Context, dispatch
+
+if TYPE_CHECKING:  # the CLI's one-shot reads import this module without pydantic (bot.read_settings)
+    from bot.config import Settings
 
 
 def fetch_missing(missing: NotCached, reply: Reply, ctx: Context, settings: Settings) -> Reply | None:
@@ -27,10 +32,10 @@ def fetch_missing(missing: NotCached, reply: Reply, ctx: Context, settings: Sett
         stored = fetch(missing.repo, missing.number)
     except RuntimeError as exc:
         text = t(reply.lang, "pr.fetch_failed", number=missing.number, reason=exc)
-        return Reply.not_found("pr", text).model_copy(update={"lang": reply.lang})
+        return replace(Reply.not_found("pr", text), lang=reply.lang)
     if stored is None:
         text = t(reply.lang, "pr.no_such", repo=missing.repo, number=missing.number)
-        return Reply.not_found("pr", text).model_copy(update={"lang": reply.lang})
+        return replace(Reply.not_found("pr", text), lang=reply.lang)
     return None
 
 

@@ -15,6 +15,7 @@ font manager the first time a chart is drawn, and listed after DejaVu Sans (Engl
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -172,6 +173,4 @@ def with_chart(reply: Reply) -> Reply:
     png = Attachment(
         name=CHART_NAME, content_type="image/png", data=png_bytes(data, reply.lang), description=alt
     )
-    return reply.model_copy(
-        update={"blocks": [*reply.blocks, Image(name=CHART_NAME, alt=alt)], "files": [*reply.files, png]}
-    )
+    return replace(reply, blocks=[*reply.blocks, Image(name=CHART_NAME, alt=alt)], files=[*reply.files, png])

@@ -23,6 +23,8 @@ from commands.locale import t
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.profile_cache import ProfileChoice
+    from bot.read_settings import ReadSettings
     from classify.rules import Profile
     from commands.model import Reply
     from commands.registry import CommandSpec
@@ -44,8 +46,26 @@ def _settings() -> Settings:
         raise UserError(str(exc)) from None
 
 
-def _profile(settings: Settings) -> Profile:
-    from bot.config import active_profile
+def _read_settings() -> ReadSettings | Settings:
+    """The settings of a one-shot read: without pydantic when every value it uses is plainly
+    valid (``bot.read_settings``), else all of them checked (the one-line error of a wrong one)."""
+    from bot.read_settings import read_settings
+
+    return read_settings() or _settings()
+
+
+def _has_token(settings: ReadSettings | Settings) -> bool:
+    from bot.read_settings import ReadSettings
+
+    if isinstance(settings, ReadSettings):
+        return settings.has_github_token
+    from bot.config import secret
+
+    return bool(secret(settings.github_token))
+
+
+def _profile(settings: ProfileChoice) -> Profile:
+    from bot.profile_cache import active_profile
     from classify.rules import ProfileError
 
     try:
@@ -59,7 +79,11 @@ def _say(message: str) -> None:
 
 
 def _store(
-    path: Path, *, create: bool = False, settings: Settings | None = None, profile: Profile | None = None
+    path: Path,
+    *,
+    create: bool = False,
+    settings: ReadSettings | Settings | None = None,
+    profile: Profile | None = None,
 ) -> PRStore:
     """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they
     wait, and the ``profile`` whose title topics their writes count into the aggregates."""
@@ -131,14 +155,13 @@ def run_command(
     options: dict[str, object] | None = None,
     now: datetime | None = None,
 ) -> Reply:
-    from bot.answer import answer
-    from bot.config import secret
+    from bot.read_settings import ReadSettings
     from bot.runtime import settle_heap
     from commands.model import Invocation
     from commands.registry import Context, dispatch, load
     from storage.prs import PRStore
 
-    settings = _settings()
+    settings = _read_settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
     if name == "help":  # help reads no cache; the commands' parameters do not need one either
@@ -159,11 +182,14 @@ def run_command(
     load(name)  # the command's module imported before the heap is settled
     settle_heap(collect=False)
     reply = dispatch(inv, ctx)
-    if reply.not_cached is not None and secret(settings.github_token) and name != "help":
+    if reply.not_cached is not None and _has_token(settings) and name != "help":
         # `pr` of a PR the cache lacks: fetch and store it through a writer's connection
+        from bot.answer import answer
+
+        full = _settings() if isinstance(settings, ReadSettings) else settings
         store.db.close()
-        ctx = Context(store=_store(path, settings=settings, profile=profile), profile=profile)
-        reply = answer(inv, ctx, settings)
+        ctx = Context(store=_store(path, settings=full, profile=profile), profile=profile)
+        reply = answer(inv, ctx, full)
     return reply
 
 
@@ -177,7 +203,7 @@ class _NoCache:
         return
 
 
-def _reader(path: Path, settings: Settings) -> PRStore | None:
+def _reader(path: Path, settings: ReadSettings | Settings) -> PRStore | None:
     """The cache opened for a one-shot read without sqlite-utils (``storage.reader``), or None
     when it needs the full check (which migrates or reports it)."""
     from storage.prs import PRStore

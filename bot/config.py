@@ -6,44 +6,24 @@ The fields are a pydantic model (validators, types and one-line errors as before
 values come from is read here, as pydantic-settings read it — keyword arguments, then the
 environment, then ``.env`` in the working directory (parsed by python-dotenv, as pydantic-settings
 does), names matched without regard to case, empty values meaning "the default". Importing
-pydantic-settings took ~40 ms of every one-shot command's start (issue 14, point 1).
+pydantic-settings took ~40 ms of every one-shot command's start (issue 14, point 1), and pydantic
+itself ~60 ms more: the one-shot reads take their few settings from ``bot.read_settings`` instead,
+which shares the sources and checks below and defers to ``load_settings`` for any doubtful value.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from bot.read_settings import ENV_FILE, LOCK_TIMEOUT_MAX, repos, sources, zone
 from bot.urls import WEBSOCKET, platform_url
-from classify.rules import Profile
 
 
 class ConfigError(Exception):
     """A setting is wrong; the message names the variable and what is accepted."""
-
-
-ENV_FILE = ".env"
-
-
-def _sources(env_file: str | Path | None) -> dict[str, Any]:
-    """The values of the environment over those of ``env_file``, by lower-case name; an empty
-    value (``PRDIGEST_REPO=`` as `.env.example` ships it) means "the default", not "the empty
-    string", in both."""
-    values: dict[str, Any] = {}
-    if env_file is not None and Path(env_file).expanduser().is_file():
-        from dotenv import dotenv_values
-
-        for key, value in dotenv_values(Path(env_file).expanduser(), encoding="utf-8").items():
-            if value != "":
-                values[key.lower()] = value
-    for key, value in os.environ.items():
-        if value != "":
-            values[key.lower()] = value
-    return values
 
 
 class Settings(BaseModel):
@@ -56,7 +36,7 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True, validate_default=True)
 
     def __init__(self, _env_file: str | Path | None = ENV_FILE, **values: Any) -> None:
-        found = _sources(_env_file)
+        found = sources(_env_file)
         names = {n for f in type(self).model_fields.values() for n in _env_names(f)}
         names |= set(type(self).model_fields)
         merged = {k: v for k, v in found.items() if k in names}
@@ -74,7 +54,10 @@ class Settings(BaseModel):
     prdigest_timezone: str = Field(default="UTC", description="IANA zone for week boundaries")
     prdigest_lang: Literal["en", "zh"] = Field(default="en", description="answer language")
     prdigest_lock_timeout: float = Field(
-        default=60.0, gt=0, le=86400, description="seconds a writer waits for another writer's lock"
+        default=60.0,
+        gt=0,
+        le=LOCK_TIMEOUT_MAX,
+        description="seconds a writer waits for another writer's lock",
     )
 
     # GitHub
@@ -123,11 +106,7 @@ class Settings(BaseModel):
     @field_validator("prdigest_timezone")
     @classmethod
     def _zone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone {value!r}; use an IANA name such as Europe/Berlin") from exc
-        return value
+        return zone(value)
 
     @field_validator("prdigest_discord_api_url")
     @classmethod
@@ -143,18 +122,7 @@ class Settings(BaseModel):
     @classmethod
     def _repos(cls, value: object) -> tuple[str, ...]:
         """``a/b``, ``a/b,c/d`` (commas or spaces), or a sequence; each must be OWNER/NAME."""
-        if value is None:
-            return ()
-        if isinstance(value, str):
-            words = value.replace(",", " ").split()
-        elif isinstance(value, list | tuple):
-            words = [str(v).strip() for v in value]
-        else:
-            raise ValueError("expected OWNER/NAME, or several separated by commas")
-        for word in words:
-            if word.count("/") != 1 or word.startswith("/") or word.endswith("/"):
-                raise ValueError(f"{word!r} is not OWNER/NAME")
-        return tuple(dict.fromkeys(words))
+        return repos(value)
 
     @field_validator("prdigest_slack_api_url")
     @classmethod
@@ -181,16 +149,6 @@ ALIASES = {"prdigest_slack_port": "prdigest_port"}
 def secret(value: SecretStr | None) -> str:
     """A secret setting's value, stripped; "" when unset."""
     return value.get_secret_value().strip() if value is not None else ""
-
-
-def active_profile(settings: Settings) -> Profile:
-    """The rule profile in force: ``PRDIGEST_RULES`` (a file) wins over ``PRDIGEST_PROFILE`` (a bundled name).
-
-    Raises ``classify.rules.ProfileError`` naming the file, key and reason.
-    """
-    from bot.profile_cache import cached_profile
-
-    return cached_profile(settings.prdigest_rules or settings.prdigest_profile)
 
 
 def load_settings(**overrides: object) -> Settings:

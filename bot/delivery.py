@@ -32,7 +32,7 @@ import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
@@ -479,7 +479,7 @@ def smaller(reply: Reply, sub: Subscription, words: str) -> Reply:
     executive summary only, and where the rest can be read."""
     lead = [b for b in reply.blocks if isinstance(b, Paragraph)][:2]
     more = t(sub.lang, "delivery.smaller", command=f"/digest {words}")
-    return reply.model_copy(update={"blocks": [*lead, Paragraph(text=more)], "sections": [], "files": []})
+    return replace(reply, blocks=[*lead, Paragraph(text=more)], sections=[], files=[])
 
 
 def single(reply: Reply) -> Reply:
@@ -489,4 +489,4 @@ def single(reply: Reply) -> Reply:
     for section in reply.sections:
         blocks.append(Heading(text=section.title, level=3))
         blocks.extend(section.blocks)
-    return reply.model_copy(update={"blocks": blocks, "sections": []})
+    return replace(reply, blocks=blocks, sections=[])

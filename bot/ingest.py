@@ -20,15 +20,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from classify.engine import classify
 from classify.models import PullRequest
+from classify.records import RecordInvalid, parse_pr_json
 from classify.rules import Profile, ProfileError
 from storage.db import open_reader, require_writable
 from storage.prs import ClassifiedRow, PRStore, UpsertCounts, classified_row, read_prs
@@ -57,11 +56,9 @@ def _records(path: Path) -> Iterator[tuple[int, PullRequest]]:
                 if not line.strip():
                     continue
                 try:
-                    pr = PullRequest.model_validate_json(line)
-                except ValidationError as exc:
-                    err = exc.errors()[0]
-                    where = ".".join(str(p) for p in err["loc"]) or "record"
-                    raise RecordError(f"{path}:{lineno}: {where}: {err['msg']}") from None
+                    pr = parse_pr_json(line)
+                except RecordInvalid as exc:
+                    raise RecordError(f"{path}:{lineno}: {exc}") from None
                 if pr.created_at is not None and pr.merged_at < pr.created_at:
                     raise RecordError(
                         f"{path}:{lineno}: merged_at: {_z(pr.merged_at)} is before created_at "
@@ -114,7 +111,7 @@ def import_file(
             if not own_url(pr, web):
                 result.urls_rebuilt += 1
                 result.first_rebuilt_line = result.first_rebuilt_line or lineno
-                pr = pr.model_copy(update={"url": pr_url(web, pr.repo, pr.number)})
+                pr = replace(pr, url=pr_url(web, pr.repo, pr.number))
             yield pr
 
     result.counts = store.upsert(((pr, classify(pr, profile)) for pr in checked()), batch=batch)

@@ -32,11 +32,10 @@ import os
 import pickle
 import re
 import sys
-import tempfile
 import types
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from classify.rules import (
     PROFILES_DIR,
@@ -198,6 +197,8 @@ def _store(file: Path, profile: Profile) -> None:
     try:
         blob = _dumps(profile)
         file.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only when a profile is compiled: ~3 ms of every start otherwise (shutil, lzma)
+
         fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".profile-", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -208,3 +209,21 @@ def _store(file: Path, profile: Profile) -> None:
                 os.unlink(tmp)
     except Exception:  # a read-only home, a full disk, an unpicklable matcher: just no cache
         return
+
+
+class ProfileChoice(Protocol):
+    """The two settings that choose the rule profile (``Settings`` and ``ReadSettings`` have both)."""
+
+    @property
+    def prdigest_rules(self) -> Path | None: ...
+
+    @property
+    def prdigest_profile(self) -> str: ...
+
+
+def active_profile(settings: ProfileChoice) -> Profile:
+    """The rule profile in force: ``PRDIGEST_RULES`` (a file) wins over ``PRDIGEST_PROFILE`` (a bundled name).
+
+    Raises ``classify.rules.ProfileError`` naming the file, key and reason.
+    """
+    return cached_profile(settings.prdigest_rules or settings.prdigest_profile)

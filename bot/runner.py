@@ -23,6 +23,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from bot.answer import fetch_missing
@@ -217,7 +218,7 @@ class CommandRunner:
 
     @staticmethod
     def _refusal(reply: Reply, text: str) -> Reply:
-        return Reply.not_found("pr", text).model_copy(update={"lang": reply.lang})
+        return replace(Reply.not_found("pr", text), lang=reply.lang)
 
     def close(self) -> None:
         self.commands.close()

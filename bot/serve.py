@@ -33,9 +33,10 @@ import click
 from aiohttp import web
 
 from bot import logs
-from bot.config import ConfigError, Settings, active_profile, load_settings, secret
+from bot.config import ConfigError, Settings, load_settings, secret
 from bot.errors import UserError
 from bot.http_guard import ConnectionGuard, HttpLimits
+from bot.profile_cache import active_profile
 from bot.runner import CommandRunner, ContextFactory
 from bot.runtime import settle_heap
 from classify.rules import ProfileError

@@ -22,8 +22,9 @@ import click
 
 from bot import github as gh
 from bot import gitlog
-from bot.config import ConfigError, Settings, active_profile, load_settings
+from bot.config import ConfigError, Settings, load_settings
 from bot.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
+from bot.profile_cache import active_profile
 from bot.sync import Progress, SyncReport, classifier_for, finish_report, sync_api, sync_git
 from commands.title_keys import ProfileTitleKeys
 from storage.db import StoreError, StoreUnavailable, close, connect

@@ -3,20 +3,47 @@
 These models are the contract between every layer: ingestion (GitHub, git, JSONL) produces
 ``PullRequest``; the classifier turns it into a ``Classification``; storage keeps both; commands
 read them back. They carry no I/O and no platform knowledge.
+
+Why plain dataclasses and not pydantic models: every one-shot command (``prdigest pr N``,
+``risks``, ``search``) imports these, and pydantic's import chain alone took ~8× the start of a
+bare ``python -c pass`` — most of the CLI's start-up (issue 14, point 1: a one-shot command within
+10× of the bare interpreter). Reading them back from the cache needs no validation (storage wrote
+them), so pydantic bought nothing there either. Data entering from outside is still validated
+strictly: ``__post_init__`` checks each object's own invariants (the repository's form, a positive
+number, non-negative counts, the closed vocabularies, UTC times) with pydantic's wording, and the
+JSON Lines records of ``prdigest import`` are parsed by pydantic over these same classes
+(``classify.records``), which adds the type checks and loads pydantic only where it is used.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Any, Literal, TypeVar
 
 FlagKind = Literal["core-path", "missing-tests", "breaking", "dependency", "large", "revert"]
 FLAG_KINDS: tuple[FlagKind, ...] = ("core-path", "missing-tests", "breaking", "dependency", "large", "revert")
 
 ChangeType = Literal["added", "modified", "removed", "renamed", "copied", "changed"]
+CHANGE_TYPES: tuple[ChangeType, ...] = ("added", "modified", "removed", "renamed", "copied", "changed")
 Source = Literal["api", "git", "import"]
+SOURCES: tuple[Source, ...] = ("api", "git", "import")
+
+REPO_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
+_repo_ok = re.compile(REPO_PATTERN).match
+
+
+class FieldError(ValueError):
+    """A value breaks a field's rule. ``field`` names it and ``message`` says what is accepted,
+    in pydantic's words, so an import reports ``prs.jsonl:2: number: Input should be greater than
+    0`` whichever check caught it."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
 
 
 def _as_utc(value: datetime) -> datetime:
@@ -26,23 +53,44 @@ def _as_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
-class FileChange(BaseModel):
+def _one_of(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
+        raise FieldError(name, f"Input should be {choices}")
+
+
+def _not_negative(obj: object, *names: str) -> None:
+    for name in names:
+        value = getattr(obj, name)
+        if value is not None and value < 0:
+            raise FieldError(name, "Input should be greater than or equal to 0")
+
+
+@dataclass(slots=True, frozen=True, kw_only=True)
+class FileChange:
     """One changed file of a PR with its own line counts."""
 
-    model_config = ConfigDict(frozen=True)
-
     path: str
-    additions: int = Field(default=0, ge=0)
-    deletions: int = Field(default=0, ge=0)
+    additions: int = 0
+    deletions: int = 0
     change_type: ChangeType = "modified"
     previous_path: str | None = None
 
+    def __post_init__(self) -> None:
+        _not_negative(self, "additions", "deletions")
+        _one_of("change_type", self.change_type, CHANGE_TYPES)
 
-class PullRequest(BaseModel):
-    """A merged pull request as the cache knows it."""
 
-    repo: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-    number: int = Field(gt=0)
+@dataclass(slots=True, kw_only=True)
+class PullRequest:
+    """A merged pull request as the cache knows it.
+
+    ``url`` defaults to the PR's github.com page and ``changed_files`` to the number of ``files``;
+    times are kept in UTC (naive ones are taken as UTC).
+    """
+
+    repo: str
+    number: int
     title: str
     body: str = ""
     author: str = ""
@@ -50,34 +98,45 @@ class PullRequest(BaseModel):
     merged_at: datetime
     updated_at: datetime | None = None
     base_branch: str = "main"
-    labels: list[str] = Field(default_factory=list)
-    additions: int = Field(default=0, ge=0)
-    deletions: int = Field(default=0, ge=0)
-    files: list[FileChange] = Field(default_factory=list)
-    changed_files: int | None = Field(default=None, ge=0)
+    labels: list[str] = field(default_factory=list)
+    additions: int = 0
+    deletions: int = 0
+    files: list[FileChange] = field(default_factory=list)
+    changed_files: int | None = None
     url: str = ""
     source: Source = "import"
 
-    @field_validator("created_at", "merged_at", "updated_at")
-    @classmethod
-    def _utc(cls, value: datetime | None) -> datetime | None:
-        return None if value is None else _as_utc(value)
-
-    def model_post_init(self, __context: object) -> None:
+    def __post_init__(self) -> None:
+        if not _repo_ok(self.repo):
+            raise FieldError("repo", f"String should match pattern '{REPO_PATTERN}'")
+        if self.number <= 0:
+            raise FieldError("number", "Input should be greater than 0")
+        _not_negative(self, "additions", "deletions", "changed_files")
+        _one_of("source", self.source, SOURCES)
+        self.merged_at = _as_utc(self.merged_at)
+        if self.created_at is not None:
+            self.created_at = _as_utc(self.created_at)
+        if self.updated_at is not None:
+            self.updated_at = _as_utc(self.updated_at)
         if not self.url:
             self.url = f"https://github.com/{self.repo}/pull/{self.number}"
         if self.changed_files is None:
             self.changed_files = len(self.files)
 
 
-class Flag(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Flag:
     """A risk flag and the evidence that raised it (files, words or numbers)."""
 
     kind: FlagKind
     evidence: list[str]
 
+    def __post_init__(self) -> None:
+        _one_of("kind", self.kind, FLAG_KINDS)
 
-class ScorePart(BaseModel):
+
+@dataclass(slots=True, kw_only=True)
+class ScorePart:
     """One line of a key-PR score breakdown: why, and how many points.
 
     ``reason`` is the English sentence shown by default; ``rule`` (which rule of the profile's
@@ -90,20 +149,27 @@ class ScorePart(BaseModel):
     rule: str = ""
     detail: str = ""
 
+    def __post_init__(self) -> None:
+        self.points = float(self.points)  # a profile's whole points (TOML ints) are stored as floats
 
-class Classification(BaseModel):
+
+@dataclass(slots=True, kw_only=True)
+class Classification:
     """What a rule profile concluded about one PR; stored with the profile's name and version."""
 
-    modules: list[str] = Field(default_factory=list)
+    modules: list[str] = field(default_factory=list)
     kind: str = "other"
-    flags: list[Flag] = Field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
     score: float = 0.0
-    breakdown: list[ScorePart] = Field(default_factory=list)
-    highlights: list[str] = Field(default_factory=list)
+    breakdown: list[ScorePart] = field(default_factory=list)
+    highlights: list[str] = field(default_factory=list)
     gist: str = ""
     profile: str = ""
     profile_version: str = ""
     profile_hash: str = ""  # the profile's ``content_hash``: which content (not just which version) made this
+
+    def __post_init__(self) -> None:
+        self.score = float(self.score)  # stored and shown as a float even when the points were whole
 
     def flag(self, kind: FlagKind) -> Flag | None:
         return next((f for f in self.flags if f.kind == kind), None)
@@ -111,3 +177,24 @@ class Classification(BaseModel):
     @property
     def flag_kinds(self) -> list[FlagKind]:
         return [f.kind for f in self.flags]
+
+
+T = TypeVar("T")
+
+
+def unchecked(cls: type[T]) -> Callable[..., T]:
+    """A constructor of ``cls`` taking every field by position, in declaration order, that skips
+    ``__post_init__``: for values this program checked when they entered (a row of the cache, a
+    file change git reported). Reading back a digest's or a reclassify's PRs builds thousands of
+    objects; this is ~2× cheaper than the checking constructor. Generated the way ``dataclasses``
+    writes ``__init__``: each value stored through its slot's descriptor, so frozen classes work too.
+    """
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]  # only ever called with dataclasses
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    namespace.update({f"set_{n}": getattr(cls, n).__set__ for n in names})
+    body = "".join(f"    set_{n}(obj, {n})\n" for n in names)
+    source = f"def make({', '.join(names)}):\n    obj = new(cls)\n{body}    return obj\n"
+    exec(source, namespace)  # the names are the class's own field names
+    make: Callable[..., T] = namespace["make"]
+    make.__qualname__ = f"unchecked({cls.__name__})"
+    return make

@@ -574,6 +574,7 @@ def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
         kinds=types.MappingProxyType(kinds),
         key_share=spec.key_share,
         key_min_score=spec.key_min_score,
+        theme_points=spec.score.theme,
         catch_all_module=spec.catch_all,
         default_kind=spec.default_kind,
         flags=spec.flags,

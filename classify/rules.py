@@ -163,6 +163,9 @@ class Profile:
     kinds: Mapping[str, KindRule]
     key_share: float
     key_min_score: float
+    # ``score.theme``, kept beside it: whether key PRs depend on the period's storylines. ``pr``
+    # asks only this, and a cached profile reads ``score`` (pydantic models) at its first use.
+    theme_points: float
     catch_all_module: str
     default_kind: str
     flags: FlagsSpec

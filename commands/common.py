@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -81,9 +82,7 @@ def with_period_parts(item: StoredPR, parts: Sequence[ScorePart]) -> StoredPR:
     if not parts:
         return item
     points = sum(p.points for p in parts)
-    cls = item.cls.model_copy(
-        update={"score": round(item.cls.score + points, 2), "breakdown": [*item.cls.breakdown, *parts]}
-    )
+    cls = replace(item.cls, score=round(item.cls.score + points, 2), breakdown=[*item.cls.breakdown, *parts])
     return StoredPR(pr=item.pr, cls=cls)
 
 

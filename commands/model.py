@@ -5,6 +5,11 @@ answers with a ``Reply`` made of neutral blocks (headings, paragraphs, PR items,
 tables). Renderers (text, Markdown, JSON, Block Kit, Discord embeds) turn the same Reply into
 platform output, so no command ever writes platform markup and every PR title stays data that
 each renderer escapes for its own medium.
+
+The Reply and its blocks are plain dataclasses, not pydantic models: every command imports them,
+and pydantic's import chain was most of a one-shot command's start-up (see ``classify.models``).
+Nothing outside the program builds them, so there is nothing to validate; ``dataclasses.replace``
+copies one with changes.
 """
 
 from __future__ import annotations
@@ -12,9 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any, Literal
 
 from commands.locale import t
 
@@ -50,7 +53,8 @@ class Invocation:
     allowed_repos: tuple[str, ...] | None = None
 
 
-class PRRef(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class PRRef:
     """A PR as a renderer needs it: number, title (untrusted text), link."""
 
     number: int
@@ -59,81 +63,83 @@ class PRRef(BaseModel):
     author: str = ""
 
 
-class Heading(BaseModel):
-    type: Literal["heading"] = "heading"
+@dataclass(slots=True, kw_only=True)
+class Heading:
     text: str
     level: int = 2
 
 
-class Paragraph(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Paragraph:
     """Plain prose; optional PRs are rendered as links after the text."""
 
-    type: Literal["paragraph"] = "paragraph"
     text: str
-    prs: list[PRRef] = Field(default_factory=list)
+    prs: list[PRRef] = field(default_factory=list)
 
 
-class Bullet(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Bullet:
     text: str
-    prs: list[PRRef] = Field(default_factory=list)
+    prs: list[PRRef] = field(default_factory=list)
 
 
-class BulletList(BaseModel):
-    type: Literal["bullets"] = "bullets"
+@dataclass(slots=True, kw_only=True)
+class BulletList:
     items: list[Bullet]
     ordered: bool = False
 
 
-class PRItem(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class PRItem:
     """One PR with short tags (modules, flags, 'key') and detail lines (gist, evidence, score)."""
 
-    type: Literal["pr"] = "pr"
     pr: PRRef
-    tags: list[str] = Field(default_factory=list)
-    lines: list[str] = Field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
 
 
-class Facts(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Facts:
     """Label/value pairs, e.g. the executive summary's counts."""
 
-    type: Literal["facts"] = "facts"
     items: list[tuple[str, str]]
 
 
-class Table(BaseModel):
-    type: Literal["table"] = "table"
+@dataclass(slots=True, kw_only=True)
+class Table:
     columns: list[str]
     rows: list[list[str]]
 
 
-class Divider(BaseModel):
-    type: Literal["divider"] = "divider"
+@dataclass(slots=True, kw_only=True)
+class Divider:
+    """A rule between parts of a reply."""
 
 
-class Image(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Image:
     """A picture (the digest's chart). ``name`` names the file a poster uploads with the message
     (``Reply.files``); ``url`` is set when the picture is already on the web. ``alt`` is what
     readers without images get, so every renderer can fall back to it."""
 
-    type: Literal["image"] = "image"
     name: str
     alt: str
     url: str = ""
 
 
-Block = Annotated[
-    Heading | Paragraph | BulletList | PRItem | Facts | Table | Divider | Image, Field(discriminator="type")
-]
+Block = Heading | Paragraph | BulletList | PRItem | Facts | Table | Divider | Image
 
 
-class Section(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Section:
     """A titled part of a long answer; chat posts each in the lead message's thread."""
 
     title: str
-    blocks: list[Block] = Field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
 
 
-class Attachment(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Attachment:
     """A file that goes with the reply (the chart's PNG); never part of the JSON output.
     ``description`` is its alt text where the platform keeps one (Discord)."""
 
@@ -143,14 +149,16 @@ class Attachment(BaseModel):
     description: str = ""
 
 
-class NotCached(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class NotCached:
     """The typed outcome of ``pr`` for a PR missing from the cache: the edges may fetch it."""
 
     repo: str
     number: int
 
 
-class Reply(BaseModel):
+@dataclass(slots=True, kw_only=True)
+class Reply:
     """A command's answer. ``data`` is the stable JSON form; the blocks are what people read.
 
     ``blocks`` is the lead (all of a short answer; a digest's executive summary); ``sections``
@@ -166,12 +174,12 @@ class Reply(BaseModel):
     status: Status = "ok"
     lang: Lang = "en"
     title: str = ""
-    blocks: list[Block] = Field(default_factory=list)
-    sections: list[Section] = Field(default_factory=list)
-    data: dict[str, Any] = Field(default_factory=dict)
-    files: list[Attachment] = Field(default_factory=list, exclude=True)
+    blocks: list[Block] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    files: list[Attachment] = field(default_factory=list)
     not_cached: NotCached | None = None
-    delivery_key: str | None = Field(default=None, exclude=True)
+    delivery_key: str | None = None
 
     @property
     def ok(self) -> bool:

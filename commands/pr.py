@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from zoneinfo import ZoneInfo
 
 from commands import params as P
@@ -39,11 +40,10 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
     item = ctx.store.get(repo, number.number)
     if item is None:
         missing = Reply.not_found("pr", t(lang, "pr.not_cached", number=number.number, repo=repo))
-        return missing.model_copy(
-            update={
-                "data": {"error": "not cached", "number": number.number, "repo": repo},
-                "not_cached": NotCached(repo=repo, number=number.number),
-            }
+        return replace(
+            missing,
+            data={"error": "not cached", "number": number.number, "repo": repo},
+            not_cached=NotCached(repo=repo, number=number.number),
         )
     pr, cls = item.pr, item.cls
     zone = ZoneInfo(inv.timezone)

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import heapq
 import itertools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic import BaseModel
-
-from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart
-from classify.text import search_text
+from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart, unchecked
 from storage.aggregates import (
     TitleCounts,
     TitleKeyer,
@@ -65,29 +63,12 @@ def parse_iso(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value)
 
 
-M = TypeVar("M", bound=BaseModel)
-
-# BaseModel's slots, set through their descriptors: the cheapest way to fill an instance.
-_new_object = object.__new__
-_set_attr = object.__setattr__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-
-
-def trusted(model: type[M], values: dict[str, Any]) -> M:
-    """Build a model from values this module wrote and validated itself, without re-validating.
-
-    It does what pydantic's ``model_construct`` does for a complete set of fields, minus its
-    per-field default handling, which dominated the read path (digests read ~1,000 rows). Every
-    caller passes every field; ``test_round_trip_keeps_every_field`` guards the equivalence.
-    """
-    obj = _new_object(model)
-    _set_attr(obj, "__dict__", values)
-    _set_fields_set(obj, set(values))
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
+# Rows were checked when they were written: read back without re-checking (``unchecked``).
+_new_pr = unchecked(PullRequest)
+_new_cls = unchecked(Classification)
+_new_file = unchecked(FileChange)
+_new_flag = unchecked(Flag)
+_new_part = unchecked(ScorePart)
 
 
 MATCH_MODES = ("any", "all", "only")
@@ -123,7 +104,7 @@ class TagFilter:
         return bool(self.flags) and bool(set(flags) & set(self.flags))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StoredPR:
     """A PR and its classification as read back from the cache (body may be omitted)."""
 
@@ -158,8 +139,7 @@ _dumps_sorted = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str
 
 
 def _file_row(f: FileChange) -> dict[str, Any]:
-    """``f.model_dump(exclude_defaults=True)`` written out (same keys in the same order): every
-    stored PR encodes each of its files, and pydantic's serializer call was most of that."""
+    """The file's fields that differ from their defaults, in declaration order (the stored form)."""
     row: dict[str, Any] = {"path": f.path}
     if f.additions:
         row["additions"] = f.additions
@@ -195,8 +175,8 @@ def _pr_row(pr: PullRequest) -> dict[str, Any]:
 
 
 def _cls_row(cls: Classification) -> dict[str, Any]:
-    # The JSON of ``model_dump()`` written out by hand (same keys, same order, same text): this
-    # runs once per PR in every reclassify, where pydantic's serializer calls were ~10% of it.
+    # Every field but ``profile_hash``, in declaration order, as JSON text: the stored form (and
+    # what ``cls_hash`` is computed from), so it must not change.
     return {
         "modules": _dumps(cls.modules),
         "kind": cls.kind,
@@ -244,69 +224,36 @@ def _json(text: str) -> Any:
 
 
 def _file(f: dict[str, Any]) -> FileChange:
-    return trusted(
-        FileChange,
-        {
-            "path": f["path"],
-            "additions": f.get("additions", 0),
-            "deletions": f.get("deletions", 0),
-            "change_type": f.get("change_type", "modified"),
-            "previous_path": f.get("previous_path"),
-        },
+    return _new_file(
+        f["path"],
+        f.get("additions", 0),
+        f.get("deletions", 0),
+        f.get("change_type", "modified"),
+        f.get("previous_path"),
     )
+
+
+def _flags(text: str) -> list[Flag]:
+    return [_new_flag(f["kind"], f["evidence"]) for f in _list(text)]
 
 
 def _row_to_stored(row: dict[str, Any]) -> StoredPR:
-    files = [_file(f) for f in _json(row["files"])] if "files" in row else []
-    pr = trusted(
-        PullRequest,
-        {
-            "repo": row["repo"],
-            "number": row["number"],
-            "title": row["title"],
-            "body": row.get("body", ""),
-            "author": row["author"],
-            "created_at": parse_iso(row["created_at"]),
-            "merged_at": parse_iso(row["merged_at"]),
-            "updated_at": parse_iso(row.get("updated_at")),
-            "base_branch": row["base_branch"],
-            "labels": _json(row["labels"]),
-            "additions": row["additions"],
-            "deletions": row["deletions"],
-            "files": files,
-            "changed_files": row["changed_files"],
-            "url": row["url"],
-            "source": row["source"],
-        },
-    )
-    cls = trusted(
-        Classification,
-        {
-            "modules": _json(row["modules"]),
-            "kind": row["kind"],
-            "flags": [
-                trusted(Flag, {"kind": f["kind"], "evidence": f["evidence"]}) for f in _json(row["flags"])
-            ],
-            "score": row["score"],
-            "breakdown": [
-                trusted(
-                    ScorePart,
-                    {
-                        "reason": b["reason"],
-                        "points": b["points"],
-                        "rule": b.get("rule", ""),
-                        "detail": b.get("detail", ""),
-                    },
-                )
-                for b in _json(row.get("breakdown", "[]"))
-            ],
-            "highlights": _json(row["highlights"]),
-            "gist": row["gist"],
-            "profile": row["profile"],
-            "profile_version": row["profile_version"],
-            "profile_hash": row.get("profile_hash", ""),
-        },
-    )
+    # the builders take every field by position, in the models' declaration order
+    pr = _new_pr(
+        row["repo"], row["number"], row["title"], row.get("body", ""), row["author"],
+        parse_iso(row["created_at"]), parse_iso(row["merged_at"]), parse_iso(row.get("updated_at")),
+        row["base_branch"], _json(row["labels"]), row["additions"], row["deletions"],
+        [_file(f) for f in _json(row["files"])] if "files" in row else [],
+        row["changed_files"], row["url"], row["source"],
+    )  # fmt: skip
+    breakdown = [
+        _new_part(b["reason"], b["points"], b.get("rule", ""), b.get("detail", ""))
+        for b in _json(row.get("breakdown", "[]"))
+    ]
+    cls = _new_cls(
+        _json(row["modules"]), row["kind"], _flags(row["flags"]), row["score"], breakdown,
+        _json(row["highlights"]), row["gist"], row["profile"], row["profile_version"], row.get("profile_hash", ""),
+    )  # fmt: skip
     return StoredPR(pr=pr, cls=cls)
 
 
@@ -325,41 +272,12 @@ def _light_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
         repo, number, title, author, created_at, merged_at, base_branch, labels, additions, deletions,
         changed_files, url, source, modules, kind, flags, score, highlights, gist, profile, version,
     ) = row  # fmt: skip
-    pr = trusted(
-        PullRequest,
-        {
-            "repo": repo,
-            "number": number,
-            "title": title,
-            "body": "",
-            "author": author,
-            "created_at": parse_iso(created_at),
-            "merged_at": parse_iso(merged_at),
-            "updated_at": None,
-            "base_branch": base_branch,
-            "labels": _list(labels),
-            "additions": additions,
-            "deletions": deletions,
-            "files": [],
-            "changed_files": changed_files,
-            "url": url,
-            "source": source,
-        },
-    )
-    cls = trusted(
-        Classification,
-        {
-            "modules": _list(modules),
-            "kind": kind,
-            "flags": [trusted(Flag, {"kind": f["kind"], "evidence": f["evidence"]}) for f in _list(flags)],
-            "score": score,
-            "breakdown": [],
-            "highlights": _list(highlights),
-            "gist": gist,
-            "profile": profile,
-            "profile_version": version,
-            "profile_hash": "",
-        },
+    pr = _new_pr(
+        repo, number, title, "", author, parse_iso(created_at), parse_iso(merged_at), None, base_branch,
+        _list(labels), additions, deletions, [], changed_files, url, source,
+    )  # fmt: skip
+    cls = _new_cls(
+        _list(modules), kind, _flags(flags), score, [], _list(highlights), gist, profile, version, ""
     )
     return StoredPR(pr=pr, cls=cls)
 
@@ -404,27 +322,11 @@ def _pr_from_values(values: Sequence[Any]) -> PullRequest:
         repo, number, title, body, author, created_at, merged_at, updated_at, base_branch, labels,
         additions, deletions, changed_files, files, url, source,
     ) = values  # fmt: skip
-    return trusted(
-        PullRequest,
-        {
-            "repo": repo,
-            "number": number,
-            "title": title,
-            "body": body,
-            "author": author,
-            "created_at": parse_iso(created_at),
-            "merged_at": parse_iso(merged_at),
-            "updated_at": parse_iso(updated_at),
-            "base_branch": base_branch,
-            "labels": _list(labels),
-            "additions": additions,
-            "deletions": deletions,
-            "files": [_file(f) for f in _list(files)],
-            "changed_files": changed_files,
-            "url": url,
-            "source": source,
-        },
-    )
+    return _new_pr(
+        repo, number, title, body, author, parse_iso(created_at), parse_iso(merged_at), parse_iso(updated_at),
+        base_branch, _list(labels), additions, deletions, [_file(f) for f in _list(files)], changed_files,
+        url, source,
+    )  # fmt: skip
 
 
 def read_prs(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[PullRequest]:
@@ -452,17 +354,27 @@ def _lean_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
     """A PR for risk lists: identity, size, modules, flags with evidence and score — nothing else
     is read or decoded (the other fields keep their empty defaults)."""
     repo, number, title, author, url, merged_at, additions, deletions, modules, flags, score = row
-    return _light_row_to_stored(
-        (repo, number, title, author, None, merged_at, "", "[]", additions, deletions, 0, url, "import",
-         modules, "", flags, score, "[]", "", "", "")
+    pr = _new_pr(
+        repo, number, title, "", author, None, parse_iso(merged_at), None, "", [], additions, deletions, [], 0,
+        url, "import",
     )  # fmt: skip
+    cls = _new_cls(_list(modules), "", _flags(flags), score, [], [], "", "", "", "")
+    return StoredPR(pr=pr, cls=cls)
+
+
+def _search_text(body: str) -> str:
+    """``classify.text.search_text``, imported by the first write: reads never need its patterns,
+    whose compiling was ~3 ms of every one-shot command's start."""
+    from classify.text import search_text
+
+    return search_text(body)
 
 
 def _stored_row(pr: PullRequest, cls: Classification) -> dict[str, Any]:
     """Every column ``upsert`` writes for a PR and its classification, hashes included."""
     row = _pr_row(pr)
     row["content_hash"] = _hash(row)
-    row["search_body"] = search_text(pr.body)  # derived, so outside the hash
+    row["search_body"] = _search_text(pr.body)  # derived, so outside the hash
     cls_row = _cls_row(cls)
     row.update(cls_row)
     row["cls_hash"] = _hash(cls_row)
@@ -935,22 +847,24 @@ class PRStore:
             return [_light_row_to_stored(row) for row in rows[:limit]], len(rows)
         # One pass over the newest matches gives both the ranking and (usually) the count. When
         # the cache holds only this repository no row of ``prs`` is read until the page itself.
+        # Hits are (rank, -rowid): compared as tuples, best rank first and, among equal ranks, the
+        # PR stored later (rowid order ≈ merge order) first.
         if self.repos() == [repo]:
             pool = self.db.execute(
-                "SELECT rowid, bm25(prs_fts, 3.0, 1.0) FROM prs_fts WHERE prs_fts MATCH ? "
+                "SELECT bm25(prs_fts, 3.0, 1.0), -rowid FROM prs_fts WHERE prs_fts MATCH ? "
                 "ORDER BY rowid DESC LIMIT ?",
                 (match, self.SEARCH_POOL),
             ).fetchall()
             mine = pool
         else:
             shared = self.db.execute(
-                "SELECT hits.rowid, hits.rank, p.repo = ? FROM (SELECT rowid, "
+                "SELECT hits.rank, -hits.rowid, p.repo = ? FROM (SELECT rowid, "
                 "bm25(prs_fts, 3.0, 1.0) AS rank FROM prs_fts WHERE prs_fts MATCH ? ORDER BY rowid DESC "
                 "LIMIT ?) AS hits JOIN prs p ON p.rowid = hits.rowid",
                 (repo, match, self.SEARCH_POOL),
             ).fetchall()
-            pool = [(rowid, rank) for rowid, rank, _ in shared]
-            mine = [(rowid, rank) for rowid, rank, ours in shared if ours]
+            pool = [(rank, neg) for rank, neg, _ in shared]
+            mine = [(rank, neg) for rank, neg, ours in shared if ours]
         if len(pool) < self.SEARCH_POOL or len(mine) == len(pool):
             total = len(mine)  # every match was seen, or the pool is all this repository's (≥ the cap)
         else:  # several repositories share the cache and the pool was full: count this one's matches
@@ -961,8 +875,9 @@ class PRStore:
                     (match, repo, self.COUNT_CAP),
                 ).fetchone()[0]
             )
-        # Best rank first; equal ranks: the PR stored later (rowid order ≈ merge order) first.
-        top = [rowid for rowid, _ in sorted(mine, key=lambda h: (h[1], -h[0]))[:limit]]
+        # The page, best first: ``nsmallest`` compares the tuples in C (sorting all ~1,000 hits with a
+        # Python key function took ~0.3 ms of a ~2 ms search).
+        top = [-neg for _, neg in heapq.nsmallest(limit, mine)]
         if not top:
             return [], total
         marks = ",".join("?" for _ in top)

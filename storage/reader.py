@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import sqlite3
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +90,8 @@ def remember_shape(migrations: tuple[str, ...], shapes: dict[str, Shape]) -> Non
             return  # written before (and readable)
         blob = json.dumps({"migrations": list(migrations), "shapes": _normal(shapes)}, sort_keys=True)
         file.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only when the shape is first remembered: ~3 ms of every read's start
+
         fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".schema-", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 from classify.engine import classify
-from classify.models import PullRequest
+from classify.models import FileChange, PullRequest
 from classify.rules import load_profile
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,14 +27,14 @@ def test_the_example_profile_in_the_readme_loads_and_classifies(tmp_path: Path) 
         repo="o/r",
         number=1,
         title="[ROCm] Faster MI300X decode",
-        merged_at="2026-05-04T00:00:00Z",
-        files=[{"path": "csrc/rocm/attention.cu", "additions": 10, "deletions": 2}],
+        merged_at=datetime(2026, 5, 4, tzinfo=UTC),
+        files=[FileChange(path="csrc/rocm/attention.cu", additions=10, deletions=2)],
     )
     cls = classify(pr, profile)
     assert "rocm" in cls.modules
     flag = cls.flag("core-path")
     assert flag is not None and flag.evidence == ["csrc/rocm/attention.cu"]
-    cpu = pr.model_copy(update={"files": [pr.files[0].model_copy(update={"path": "csrc/cpu/attention.cpp"})]})
+    cpu = replace(pr, files=[replace(pr.files[0], path="csrc/cpu/attention.cpp")])
     assert classify(cpu, profile).flag("core-path") is None  # the example excludes csrc/cpu/**
 
 

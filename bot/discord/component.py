@@ -15,10 +15,11 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from bot.config import Settings, active_profile
+from bot.config import Settings
 from bot.discord.app import Interactions
 from bot.discord.client import bot_token, discord, login, make_client
 from bot.discord.post import DiscordPoster
+from bot.profile_cache import active_profile
 
 if TYPE_CHECKING:
     from bot.serve import Host, ServeOptions

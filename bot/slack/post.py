@@ -23,6 +23,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -200,7 +201,7 @@ def without_images(reply: Reply, names: set[str]) -> Reply:
     if not names:
         return reply
     keep = [b for b in reply.blocks if not (isinstance(b, Image) and b.name in names)]
-    return reply.model_copy(update={"blocks": keep, "files": [f for f in reply.files if f.name not in names]})
+    return replace(reply, blocks=keep, files=[f for f in reply.files if f.name not in names])
 
 
 def _kwargs(channel: str, message: SlackMessage, thread_ts: str | None) -> dict[str, Any]:

@@ -269,64 +269,68 @@ def _value_first(m: re.Match[str], up_to: bool) -> str | None:
 
 # Shapes "METRIC … VALUE" / "VERB METRIC by VALUE": (regex, Chinese verb by the matched word, "up to" applies).
 # Each regex has the groups v (the value) and rest (trailing context), and metric unless fixed.
-_SHAPES: tuple[tuple[re.Pattern[str], dict[str, str], str, bool], ...] = tuple(
-    (re.compile(pattern, re.I), verbs, fixed_metric, up_to)
-    for pattern, verbs, fixed_metric, up_to in (
-        (  # "319% end-to-end speedup on H100"
-            rf"^(?P<v>{_PCT}|{_MULT})\s+(?:end-to-end|e2e|overall)\s+(?P<w>speedup|speed-up)(?P<rest>.*)$",
-            {"": "加速"},
-            "端到端",
-            True,
-        ),
-        (  # "MoE layer time 3.4× faster"
-            rf"^(?P<metric>.+?)\s+(?:is\s+|are\s+)?(?P<v>{_MULT}|{_PCT})\s+(?P<w>faster|higher|lower|smaller|slower)(?P<rest>.*)$",
-            {"faster": "提速", "higher": "提升", "slower": "变慢", "": "降低"},
-            "",
-            True,
-        ),
-        (  # "decode throughput improves by 5-8%"
-            rf"^(?P<metric>.+?)\s+(?P<w>{_UP_VERBS}|{_DOWN_VERBS})\s+by\s+(?P<v>{_QTY}(?:\s*[-–]\s*{_QTY})?)(?P<rest>.*)$",
-            {"up": "提升", "": "降低"},
-            "",
-            True,
-        ),
-        (  # "Reduces peak GPU memory by 1.2 GiB"
-            rf"^(?P<w>reduces|reduced|cuts|lowers|decreases|saves)\s+(?P<metric>.+?)\s+by\s+(?P<v>{_QTY}|{_MULT})(?P<rest>.*)$",
-            {"": "减少"},
-            "",
-            True,
-        ),
-        (  # "improves decode throughput by 12%"
-            rf"^(?P<w>improves|increases|boosts|raises|speeds up)\s+(?P<metric>.+?)\s+by\s+(?P<v>{_QTY}|{_MULT})(?P<rest>.*)$",
-            {"": "提升"},
-            "",
-            True,
-        ),
-        (  # "Causes a 12% throughput regression on Llama 3"
-            rf"^(?P<w>causes|caused|introduces|introduced)\s+an?\s+(?P<v>{_PCT})\s+(?P<metric>.+?)\s+regression(?P<rest>.*)$",
-            {"": "下降"},
-            "",
-            False,
-        ),
-        (  # "The image is 2.3 GB smaller"
-            rf"^(?P<metric>.+?)\s+(?:is|are)\s+(?P<v>{_QTY}|{_MULT})\s+(?P<w>smaller|larger|faster|slower|lower|higher)(?P<rest>.*)$",
-            {
-                "smaller": "减小",
-                "larger": "增大",
-                "faster": "提速",
-                "slower": "变慢",
-                "lower": "降低",
-                "": "提升",
-            },
-            "",
-            False,
-        ),
-    )
+_SHAPE_SOURCES: tuple[tuple[str, dict[str, str], str, bool], ...] = (
+    (  # "319% end-to-end speedup on H100"
+        rf"^(?P<v>{_PCT}|{_MULT})\s+(?:end-to-end|e2e|overall)\s+(?P<w>speedup|speed-up)(?P<rest>.*)$",
+        {"": "加速"},
+        "端到端",
+        True,
+    ),
+    (  # "MoE layer time 3.4× faster"
+        rf"^(?P<metric>.+?)\s+(?:is\s+|are\s+)?(?P<v>{_MULT}|{_PCT})\s+(?P<w>faster|higher|lower|smaller|slower)(?P<rest>.*)$",
+        {"faster": "提速", "higher": "提升", "slower": "变慢", "": "降低"},
+        "",
+        True,
+    ),
+    (  # "decode throughput improves by 5-8%"
+        rf"^(?P<metric>.+?)\s+(?P<w>{_UP_VERBS}|{_DOWN_VERBS})\s+by\s+(?P<v>{_QTY}(?:\s*[-–]\s*{_QTY})?)(?P<rest>.*)$",
+        {"up": "提升", "": "降低"},
+        "",
+        True,
+    ),
+    (  # "Reduces peak GPU memory by 1.2 GiB"
+        rf"^(?P<w>reduces|reduced|cuts|lowers|decreases|saves)\s+(?P<metric>.+?)\s+by\s+(?P<v>{_QTY}|{_MULT})(?P<rest>.*)$",
+        {"": "减少"},
+        "",
+        True,
+    ),
+    (  # "improves decode throughput by 12%"
+        rf"^(?P<w>improves|increases|boosts|raises|speeds up)\s+(?P<metric>.+?)\s+by\s+(?P<v>{_QTY}|{_MULT})(?P<rest>.*)$",
+        {"": "提升"},
+        "",
+        True,
+    ),
+    (  # "Causes a 12% throughput regression on Llama 3"
+        rf"^(?P<w>causes|caused|introduces|introduced)\s+an?\s+(?P<v>{_PCT})\s+(?P<metric>.+?)\s+regression(?P<rest>.*)$",
+        {"": "下降"},
+        "",
+        False,
+    ),
+    (  # "The image is 2.3 GB smaller"
+        rf"^(?P<metric>.+?)\s+(?:is|are)\s+(?P<v>{_QTY}|{_MULT})\s+(?P<w>smaller|larger|faster|slower|lower|higher)(?P<rest>.*)$",
+        {
+            "smaller": "减小",
+            "larger": "增大",
+            "faster": "提速",
+            "slower": "变慢",
+            "lower": "降低",
+            "": "提升",
+        },
+        "",
+        False,
+    ),
 )
 
 
+@lru_cache(maxsize=1)
+def _shapes() -> tuple[tuple[re.Pattern[str], dict[str, str], str, bool], ...]:
+    """``_SHAPE_SOURCES`` compiled at the first Chinese reading, not at import: ``pr`` imports this
+    module for every answer, and compiling them was ~3 ms of a one-shot command's start."""
+    return tuple((re.compile(p, re.I), verbs, fixed, up_to) for p, verbs, fixed, up_to in _SHAPE_SOURCES)
+
+
 def _shape(pattern: re.Pattern[str], verbs: dict[str, str], fixed: str, text: str, up_to: bool) -> str | None:
-    """One of ``_SHAPES`` applied to ``text``: None when it does not match or has unknown words."""
+    """One of ``_shapes()`` applied to ``text``: None when it does not match or has unknown words."""
     m = pattern.match(text)
     if m is None:
         return None
@@ -354,7 +358,7 @@ def _clause(text: str) -> str | None:
         done = _value_first(m, up_to)
         if done is not None:
             return done
-    for pattern, verbs, fixed, applies in _SHAPES:
+    for pattern, verbs, fixed, applies in _shapes():
         done = _shape(pattern, verbs, fixed, t, up_to and applies)
         if done is not None:
             return done

@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from classify.text import shorten
-
 _MORE = re.compile(r"^\+(\d+) more$")
 _TESTS = re.compile(r"^([\d,]+) source lines changed in (\d+) files?, no test file changed$")
 _LINES = re.compile(
@@ -108,6 +106,8 @@ def evidence_item(kind: str, item: str, lang: str, title: str = "", quote_limit:
             return None
         said = _unquote(what) + ("…" if what.rstrip('"').endswith("…") else "")
         if quote_limit and len(said) > quote_limit:
+            from classify.text import shorten  # its patterns are compiled at import: only when needed
+
             said = shorten(said, quote_limit)
         return f"描述：“{said}”" if zh else f'description: "{said}"'
     return text  # a file path or a package version: the same in every language

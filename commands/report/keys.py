@@ -32,7 +32,7 @@ class PeriodView:
 
 def week_view(store: PRStore, profile: Profile, repo: str, period: Period, item: StoredPR) -> PeriodView:
     number = item.pr.number
-    if not profile.score.theme:
+    if not profile.theme_points:
         peers = store.scores_between(repo, period.start, period.end)
         key = number in key_numbers(peers, profile.key_share, profile.key_min_score)
         rank = 1 + sum(1 for _, score, _ in peers if score > item.cls.score)

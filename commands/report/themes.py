@@ -1132,7 +1132,7 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
             if s.cls.kind in lifted and penalty > 0:
                 kind = profile.kind_label(s.cls.kind, "en").lower()
                 reason = t("en", "score.theme_lift", detail=th.title, n=len(th.prs), kind=kind)
-                mine = mine.model_copy(update={"reason": reason, "points": mine.points + penalty})
+                mine = replace(mine, reason=reason, points=mine.points + penalty)
             out[s.pr.number] = mine
     return out
 

@@ -12,7 +12,7 @@ import pytest
 
 from bench.generate import generate_history, generate_prs, gzip_bytes, main, to_jsonl
 from bench.headlines import HEADLINES
-from classify.models import PullRequest
+from classify.records import parse_pr
 
 END = datetime(2026, 5, 11, tzinfo=UTC)
 
@@ -42,7 +42,7 @@ def test_weeks_counts_and_window() -> None:
 
 def test_records_are_pull_requests_with_consistent_counts() -> None:
     for record in generate_prs(2, per_week=120, end=END, seed=3):
-        pr = PullRequest.model_validate(record)
+        pr = parse_pr(record)
         assert pr.additions == sum(f.additions for f in pr.files)
         assert pr.deletions == sum(f.deletions for f in pr.files)
         assert pr.changed_files == len(pr.files) > 0

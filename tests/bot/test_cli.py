@@ -208,13 +208,17 @@ def test_help_and_usage_errors_import_no_database_or_network_code(argv: list[str
     assert not loaded & {"sqlite3", "_sqlite3", "sqlite_utils", "httpx", "slack_bolt", "slack_sdk", "discord"}
     if argv == ["--help"]:  # the command list comes from the registry's table and the locale alone
         assert not loaded & {"pydantic", "pydantic_core", "bot.config", "commands.model", "classify"}
+    if argv == ["help"]:  # settings without pydantic (bot.read_settings), plain Reply classes
+        assert not loaded & {"pydantic", "pydantic_core", "annotated_types"}
+        assert "bot.config" not in out["modules"] and "bot.read_settings" in out["modules"]
     assert "storage.db" not in out["modules"] and "bot.ingest" not in out["modules"]
 
 
 @pytest.mark.parametrize("argv", [["pr", "42121"], ["risks", "core-path", "2026-W19"], ["search", "fp8"]])
 def test_a_one_shot_read_imports_only_what_it_uses(argv: list[str], demo_db: Path, tmp_path: Path) -> None:
     """Once a full check has remembered the schema, a one-shot read opens the cache with sqlite3
-    alone: no sqlite-utils (nor its plugin scan), no pydantic-settings, no other command's code, no
+    alone: no sqlite-utils (nor its plugin scan), no pydantic (settings from ``bot.read_settings``,
+    plain row and Reply classes, the cached profile's plain part), no other command's code, no
     network client, no entry-point scan (issue 14, point 1)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
     run = partial(subprocess.run, capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
@@ -226,6 +230,7 @@ def test_a_one_shot_read_imports_only_what_it_uses(argv: list[str], demo_db: Pat
     loaded = set(out["modules"])
     assert "storage.reader" in loaded and "sqlite3" in loaded  # the real path was taken
     unwanted = {"sqlite_utils", "pydantic_settings", "pluggy", "httpx", "storage.db", "storage.migrations"}
+    unwanted |= {"pydantic", "pydantic_core", "bot.config", "classify.score_spec", "classify.records"}
     unwanted |= {"commands.digest", "commands.report.compose", "commands.report.themes", "classify.engine"}
     assert not loaded & unwanted
 

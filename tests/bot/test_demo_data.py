@@ -14,11 +14,12 @@ from bench.generate import DEMO_END, demo_records, to_jsonl
 from bot.demo import DEMO_LATEST_WEEK, DEMO_REPO, demo_data_path
 from bot.demo import demo_records as bundled_records
 from classify.models import FLAG_KINDS, PullRequest
+from classify.records import parse_pr
 
 
 @pytest.fixture(scope="module")
 def prs() -> list[PullRequest]:
-    return [PullRequest.model_validate(r) for r in bundled_records()]
+    return [parse_pr(r) for r in bundled_records()]
 
 
 def _iso_week(pr: PullRequest) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ def test_parallel_reclassify_equals_the_in_process_one(
 
 def _reference(name: str) -> tuple[dict[int, str], list[tuple[str, int, str, str, str]]]:
     """What the code before the set-based reclassify stored (issue 14, point 3; commit 36acb18):
-    one ``classify`` per PR, its columns serialised through pydantic's ``model_dump`` and
+    one ``classify`` per PR, its columns serialised through ``dataclasses.asdict`` and
     ``json.dumps``, hashed over the sorted JSON, and a tag row per module and flag kind. Computed
     here, independently of ``storage.prs``' hand-written serialiser, so a profile edit needs no
     regenerated file and a serialiser slip still fails."""
@@ -68,9 +69,9 @@ def _reference(name: str) -> tuple[dict[int, str], list[tuple[str, int, str, str
         row = {
             "modules": json.dumps(cls.modules, ensure_ascii=False),
             "kind": cls.kind,
-            "flags": json.dumps([f.model_dump() for f in cls.flags], ensure_ascii=False),
+            "flags": json.dumps([asdict(f) for f in cls.flags], ensure_ascii=False),
             "score": cls.score,
-            "breakdown": json.dumps([b.model_dump() for b in cls.breakdown], ensure_ascii=False),
+            "breakdown": json.dumps([asdict(b) for b in cls.breakdown], ensure_ascii=False),
             "highlights": json.dumps(cls.highlights, ensure_ascii=False),
             "gist": cls.gist,
             "profile": cls.profile,

@@ -11,7 +11,7 @@ import pytest
 from bot.demo import demo_records
 from bot.profile_cache import cache_dir, cached_profile
 from classify.engine import classify
-from classify.models import PullRequest
+from classify.records import parse_pr
 from classify.rules import PROFILES_DIR, ProfileError, load_profile
 
 
@@ -35,7 +35,7 @@ def test_a_cached_profile_classifies_every_demo_pr_as_the_compiled_one(own_cache
     from_cache = _fresh("vllm")
     assert from_cache is not first and from_cache is not compiled
     for record in list(demo_records())[:400]:
-        pr = PullRequest.model_validate(record)
+        pr = parse_pr(record)
         assert classify(pr, from_cache) == classify(pr, compiled)  # type: ignore[arg-type]
     assert from_cache.content_hash == compiled.content_hash  # type: ignore[attr-defined]
 
@@ -96,5 +96,5 @@ def test_flags_score_and_matchers_are_read_at_first_use_and_a_damaged_one_is_com
     file.write_bytes(_pickle({**outer, "lazy": {**outer["lazy"], "compiled": b"damaged"}}))
     damaged = _fresh("vllm")
     assert isinstance(damaged, CachedProfile)  # the rest of the file was fine
-    pr = PullRequest.model_validate(next(iter(demo_records())))
+    pr = parse_pr(next(iter(demo_records())))
     assert classify(pr, damaged) == classify(pr, compiled)  # matchers compiled again from the file

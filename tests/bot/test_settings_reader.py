@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import ConfigError, load_settings, secret
+from bot.read_settings import read_settings
 
 DOTENV = """\
 # a comment
@@ -71,3 +72,59 @@ def test_a_wrong_value_is_one_line_naming_the_variable(
     with pytest.raises(ConfigError) as caught:
         load_settings()
     assert str(caught.value).startswith(line) and "\n" not in str(caught.value)
+
+
+_READ_FIELDS = (
+    "prdigest_db",
+    "prdigest_repo",
+    "prdigest_rules",
+    "prdigest_profile",
+    "prdigest_timezone",
+    "prdigest_lang",
+    "prdigest_lock_timeout",
+)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"PRDIGEST_DB": "x.db", "PRDIGEST_RULES": "mine.toml", "PRDIGEST_PROFILE": "generic"},
+        {"PRDIGEST_LOCK_TIMEOUT": "2.5", "GITHUB_TOKEN": "  "},
+        {"prdigest_repo": "e/f g/h e/f"},
+    ],
+)
+def test_the_read_paths_settings_are_those_of_settings(
+    home: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str]
+) -> None:
+    """``bot.read_settings`` (no pydantic: one-shot reads) reads what ``load_settings`` reads."""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    quick, full = read_settings(), load_settings()
+    assert quick is not None
+    assert {n: getattr(quick, n) for n in _READ_FIELDS} == {n: getattr(full, n) for n in _READ_FIELDS}
+    assert quick.default_repo == full.default_repo
+    assert quick.has_github_token == bool(secret(full.github_token))
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("PRDIGEST_LANG", "fr"),
+        ("PRDIGEST_TIMEZONE", "Mars/Base"),
+        ("PRDIGEST_REPO", "nope"),
+        ("PRDIGEST_LOCK_TIMEOUT", "-1"),
+        ("PRDIGEST_LOCK_TIMEOUT", "1e2"),  # valid for pydantic, not in the plain form: it decides
+        ("PRDIGEST_LOCK_TIMEOUT", "90000"),
+    ],
+)
+def test_a_doubtful_value_is_left_to_settings(
+    home: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    assert read_settings() is None
+
+
+def test_a_bare_name_in_dotenv_is_left_to_settings(home: Path) -> None:
+    (home / ".env").write_text("PRDIGEST_LANG\n", encoding="utf-8")
+    assert read_settings() is None

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from classify.engine import classify
-from classify.models import PullRequest
+from classify.records import parse_pr
 from classify.rules import Profile
 from commands.locale.evidence import evidence_items
 from commands.registry import Context
@@ -104,14 +104,16 @@ def test_no_evidence_shown_repeats_the_title(demo_ctx: Context) -> None:
 
 
 def test_a_ci_change_to_build_files_is_not_a_core_path_change(profile: Profile) -> None:
-    pr = PullRequest(
-        repo="vllm-project/vllm",
-        number=1,
-        title="[CI] Pin pre-commit hooks and update ruff",
-        merged_at="2026-05-05T00:00:00Z",
-        files=[
-            {"path": "CMakeLists.txt", "additions": 3, "deletions": 1},
-            {"path": ".pre-commit-config.yaml", "additions": 10, "deletions": 8},
-        ],
+    pr = parse_pr(
+        dict(
+            repo="vllm-project/vllm",
+            number=1,
+            title="[CI] Pin pre-commit hooks and update ruff",
+            merged_at="2026-05-05T00:00:00Z",
+            files=[
+                {"path": "CMakeLists.txt", "additions": 3, "deletions": 1},
+                {"path": ".pre-commit-config.yaml", "additions": 10, "deletions": 8},
+            ],
+        )
     )
     assert classify(pr, profile).flag("core-path") is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from commands.model import (
     Bullet,
@@ -43,9 +44,7 @@ def sample() -> Reply:
 
 def test_text_rendering_is_exact() -> None:
     reply = sample()
-    reply.blocks[4] = PRItem(
-        pr=REF.model_copy(update={"title": "Remove Tree Attention"}), tags=["key"], lines=["−1400"]
-    )
+    reply.blocks[4] = PRItem(pr=replace(REF, title="Remove Tree Attention"), tags=["key"], lines=["−1400"])
     assert render_text(reply) == (
         "o/r weekly digest · 2026-W19\n"
         "============================\n"
@@ -103,12 +102,10 @@ def test_usage_replies_render_as_one_line_everywhere() -> None:
 
 def test_sections_read_after_the_lead_with_their_titles_as_headings() -> None:
     lead = sample()
-    reply = lead.model_copy(
-        update={"blocks": lead.blocks[:2], "sections": [Section(title="Risks", blocks=lead.blocks[2:])]}
-    )
+    reply = replace(lead, blocks=lead.blocks[:2], sections=[Section(title="Risks", blocks=lead.blocks[2:])])
     assert reply.all_blocks() == [*lead.blocks[:2], Heading(text="Risks", level=2), *lead.blocks[2:]]
     assert render_text(reply) == render_text(
-        lead.model_copy(update={"blocks": [*lead.blocks[:2], Heading(text="Risks"), *lead.blocks[2:]]})
+        replace(lead, blocks=[*lead.blocks[:2], Heading(text="Risks"), *lead.blocks[2:]])
     )
 
 
@@ -116,11 +113,11 @@ def test_an_image_falls_back_to_its_description() -> None:
     chart = Image(name="chart.png", alt="PRs per module, W19 vs the 4-week average")
     reply = Reply(command="digest", title="t", blocks=[chart])
     assert render_text(reply).endswith("[image: PRs per module, W19 vs the 4-week average]\n")
-    assert render_text(reply.model_copy(update={"lang": "zh"})).endswith(
+    assert render_text(replace(reply, lang="zh")).endswith(
         "[图片：PRs per module, W19 vs the 4-week average]\n"
     )
     assert render_markdown(reply).endswith("_PRs per module, W19 vs the 4-week average_\n")
-    online = chart.model_copy(update={"url": "https://example.com/c.png", "alt": "a [b]"})
-    assert render_markdown(reply.model_copy(update={"blocks": [online]})).endswith(
+    online = replace(chart, url="https://example.com/c.png", alt="a [b]")
+    assert render_markdown(replace(reply, blocks=[online])).endswith(
         "![a \\[b\\]](https://example.com/c.png)\n"
     )

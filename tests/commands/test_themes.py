@@ -282,7 +282,7 @@ def test_a_place_many_prs_work_in_or_named_like_the_repository_names_no_story(ge
 
     # a directory named like the repository (o/toolkit: python/toolkit/) is the project itself
     def in_toolkit(s: StoredPR) -> StoredPR:
-        return StoredPR(pr=s.pr.model_copy(update={"repo": "o/toolkit"}), cls=s.cls)
+        return StoredPR(pr=replace(s.pr, repo="o/toolkit"), cls=s.cls)
 
     named = [spr(f"[toolkit] Tidy the {w}") for w in ("cache", "parser", "reader")]
     inside = [spr(f"Rename {w} helpers") for w in ("alpha", "beta")]
@@ -329,7 +329,7 @@ def test_a_coherent_subsystem_story_stands_above_a_slice_of_a_bucket(tmp_path: P
     profile = profile_from_data(data, source=tmp_path / "stand.toml")
 
     def with_modules(item: StoredPR, *modules: str) -> StoredPR:
-        return StoredPR(pr=item.pr, cls=item.cls.model_copy(update={"modules": list(modules)}))
+        return StoredPR(pr=item.pr, cls=replace(item.cls, modules=list(modules)))
 
     names = ("Qwen", "Gemma", "Llama", "Mistral", "Kimi", "Step")
     models = [with_modules(spr(f"[Model] Add {w}", score=4), "models") for w in names]

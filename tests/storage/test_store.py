@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from dataclasses import asdict, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -69,9 +70,7 @@ def test_importing_the_same_prs_twice_changes_nothing(store: PRStore) -> None:
 def test_an_update_replaces_tags_and_search_text(store: PRStore) -> None:
     store.upsert([make(7, title="Add tree attention backend")])
     pr, cls = make(7, title="Remove tree attention backend", body="drops it")
-    cls = cls.model_copy(
-        update={"flags": [Flag(kind="breaking", evidence=["remove"])], "modules": ["attention"]}
-    )
+    cls = replace(cls, flags=[Flag(kind="breaking", evidence=["remove"])], modules=["attention"])
     counts = store.upsert([(pr, cls)])
     assert counts.updated == 1
     assert store.tag_counts("o/r", "flag", T0 - timedelta(days=1), T0 + timedelta(days=1)) == {"breaking": 1}
@@ -101,8 +100,8 @@ def test_round_trip_keeps_every_field(store: PRStore) -> None:
     store.upsert([(pr, cls)])
     got = store.get("o/r", 11)
     assert got is not None
-    assert got.pr.model_dump() == pr.model_dump()
-    assert got.cls.model_dump() == cls.model_dump()
+    assert got.pr == pr
+    assert got.cls == cls
 
 
 def test_range_queries_are_half_open_and_ordered(store: PRStore) -> None:
@@ -172,7 +171,7 @@ def test_rows_of_another_profile_content_are_found_from_the_index(store: PRStore
 def test_the_same_result_from_edited_profile_content_updates_only_its_hash(store: PRStore) -> None:
     pr, cls = make(12)
     store.upsert([(pr, cls)])
-    counts = store.upsert([(pr, cls.model_copy(update={"profile_hash": "h2"}))])
+    counts = store.upsert([(pr, replace(cls, profile_hash="h2"))])
     assert (counts.unchanged, counts.updated) == (1, 0)
     got = store.get("o/r", 12)
     assert got is not None and got.cls.profile_hash == "h2"
@@ -249,7 +248,7 @@ def test_an_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.Monk
 @pytest.mark.parametrize("modules", [(), ("moe",), ("nope",)])
 def test_windows_read_at_once_equal_windows_read_one_by_one(store: PRStore, modules: tuple[str, ...]) -> None:
     items = [make(n, days=n) for n in range(1, 21)]
-    items[4] = (items[4][0], items[4][1].model_copy(update={"flags": [], "modules": ["attention"]}))
+    items[4] = (items[4][0], replace(items[4][1], flags=[], modules=["attention"]))
     store.upsert(items)
     # Three 4-day windows, nearest first like Period.previous, plus an empty one far away.
     spans = [(T0 + timedelta(days=d), T0 + timedelta(days=d + 4)) for d in (9, 5, 1)]
@@ -292,7 +291,7 @@ def test_search_counts_a_shared_cache_per_repository(store: PRStore) -> None:
     for n in range(1, 13):  # two repositories, interleaved in time and rowid
         for repo in ("o/r", "x/y"):
             pr, cls = make(n, days=n)
-            items.append((pr.model_copy(update={"repo": repo}), cls))
+            items.append((replace(pr, repo=repo), cls))
     store.upsert(items)
     store.SEARCH_POOL, store.COUNT_CAP = 5, 8  # a small pool that other repositories' PRs fill
     page, total = store.search("o/r", '"moe"*', None, None, limit=3)
@@ -307,19 +306,17 @@ def test_list_reads_decode_every_light_column_in_place(store: PRStore) -> None:
     """merged_between, flagged_between and search decode rows by position; they must agree with
     get() on every field they carry (a reordered column list would swap values silently)."""
     pr, cls = make(21, title="[Core] Faster scheduler", body="Cuts scheduling overhead by 30%.")
-    pr = pr.model_copy(
-        update={"created_at": T0 - timedelta(days=2), "base_branch": "release", "labels": ["x"]}
-    )
-    cls = cls.model_copy(update={"highlights": ["30% less overhead"], "kind": "perf"})
+    pr = replace(pr, created_at=T0 - timedelta(days=2), base_branch="release", labels=["x"])
+    cls = replace(cls, highlights=["30% less overhead"], kind="perf")
     store.upsert([(pr, cls)])
     full = store.get("o/r", 21)
     assert full is not None
     omitted = {"body": "", "files": [], "updated_at": None}
     light = store.merged_between("o/r", T0 - timedelta(days=1), T0 + timedelta(days=1))[0]
-    assert light.pr.model_dump() == {**full.pr.model_dump(), **omitted}
-    assert light.cls.model_dump() == {**full.cls.model_dump(), "breakdown": [], "profile_hash": ""}
+    assert asdict(light.pr) == {**asdict(full.pr), **omitted}
+    assert asdict(light.cls) == {**asdict(full.cls), "breakdown": [], "profile_hash": ""}
     found = store.search("o/r", '"scheduler"', None, None)[0][0]
-    assert found.pr.model_dump() == light.pr.model_dump() and found.cls == light.cls
+    assert found.pr == light.pr and found.cls == light.cls
     lean = store.flagged_between("o/r", T0 - timedelta(days=1), T0 + timedelta(days=1))[0]
     for field in ("repo", "number", "title", "author", "url", "merged_at", "additions", "deletions"):
         assert getattr(lean.pr, field) == getattr(full.pr, field), field

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -75,7 +76,7 @@ def test_a_full_database_rolls_back_and_raises_store_unavailable(tmp_path: Path)
     store.upsert([_pr(1)])
     pages = store.db.execute("PRAGMA page_count").fetchone()[0]
     store.db.execute(f"PRAGMA max_page_count = {pages + 2}")
-    big = [(pr.model_copy(update={"body": "x" * 50_000}), cls) for pr, cls in (_pr(n) for n in range(2, 40))]
+    big = [(replace(pr, body="x" * 50_000), cls) for pr, cls in (_pr(n) for n in range(2, 40))]
     with pytest.raises(StoreUnavailable, match=r"database or disk is full.*the cache is intact"):
         store.upsert(big, batch=100)
     assert not store.db.conn.in_transaction

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -123,7 +124,7 @@ def test_not_in_channel_says_to_invite_the_app(slack: FakeSlack) -> None:
 def test_errors_are_in_the_callers_language(slack: FakeSlack) -> None:
     slack.channel_errors["C0PRIVATE"] = "not_in_channel"
     with pytest.raises(PermanentPostError, match=r"^prdigest 不在频道 C0PRIVATE 中"):
-        post(slack, digest().model_copy(update={"lang": "zh"}), "C0PRIVATE")
+        post(slack, replace(digest(), lang="zh"), "C0PRIVATE")
 
 
 def test_channel_not_found_and_a_bad_token_are_explained(slack: FakeSlack) -> None:

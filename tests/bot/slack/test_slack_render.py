@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -359,14 +360,13 @@ def test_the_fixed_texts_follow_the_replys_language() -> None:
         ],
     )
     pointers = {
-        lang: render(long.model_copy(update={"lang": lang}))[0].blocks[-1]["elements"][0]["text"]
-        for lang in ("en", "zh")
+        lang: render(replace(long, lang=lang))[0].blocks[-1]["elements"][0]["text"] for lang in ("en", "zh")
     }
     assert pointers == {
         "en": "The details follow in this message's thread (2 replies).",
         "zh": "详细内容见本消息的讨论串（2 条回复）。",
     }
-    usage = Reply.usage("pr", "x").model_copy(update={"lang": "zh"})
+    usage = replace(Reply.usage("pr", "x"), lang="zh")
     assert render_notice(usage).blocks[-1]["elements"][0]["text"].startswith("输入 `/help`")
     assert apology("zh").text.startswith(":x: 抱歉")
     chart = Reply(command="digest", blocks=[Image(name="c.png", alt="PRs per module")])
@@ -377,9 +377,7 @@ def test_the_fixed_texts_follow_the_replys_language() -> None:
             "elements": [{"type": "mrkdwn", "text": "[image: PRs per module]", "verbatim": True}],
         }
     ]
-    online = chart.model_copy(
-        update={"blocks": [Image(name="c.png", alt="a", url="https://example.com/c.png")]}
-    )
+    online = replace(chart, blocks=[Image(name="c.png", alt="a", url="https://example.com/c.png")])
     assert render(online)[0].blocks == [
         {"type": "image", "image_url": "https://example.com/c.png", "alt_text": "a"}
     ]

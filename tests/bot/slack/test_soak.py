@@ -13,6 +13,7 @@ import threading
 import time
 import uuid
 from contextlib import closing
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import httpx
 import pytest
 
 from bot.demo import DEMO_LATEST_WEEK, DEMO_REPO, demo_data_path
+from classify.records import pr_json
 from tests.bot.slack.conftest import make_prs as chat_prs
 from tests.bot.slack.conftest import slack_settings
 from tests.bot.test_cli import cli
@@ -73,7 +75,7 @@ def test_chat_answers_never_fail_while_sync_import_and_reclassify_write(tmp_path
     import_file = tmp_path / "more.jsonl"
     import_file.write_text(
         "".join(
-            pr.model_copy(update={"repo": IMPORT_REPO}).model_dump_json(exclude={"url"}) + "\n"
+            pr_json(replace(pr, repo=IMPORT_REPO), exclude={"url"}) + "\n"
             for pr in chat_prs(300, end - timedelta(days=20), first=1)
         )
     )
