@@ -165,13 +165,23 @@ def _safe_cut(text: str, limit: int) -> int:
     lt = text.rfind("<", 0, cut)
     if lt != -1 and text.find(">", lt) >= cut:
         cut = lt
-    # not inside an entity
+    cut = _outside_entity(text, cut)
+    if cut <= 0:
+        # No safe point at all in the window (an entity, then markers wrapped in zero-width
+        # spaces up to the limit): cut at the limit, still never inside an entity; splitting a
+        # marker from its invisible space only costs its protection at the piece's edge.
+        cut = _outside_entity(text, limit)
+    return max(cut, 1)
+
+
+def _outside_entity(text: str, cut: int) -> int:
+    """``cut``, or the start of the entity (``&amp;``) it would fall inside."""
     amp = text.rfind("&", max(0, cut - 5), cut)
     if amp != -1 and ";" not in text[amp:cut]:
         end = text.find(";", amp)
         if 0 <= end - amp <= 5 and end >= cut:
-            cut = amp
-    return max(cut, 1)
+            return amp
+    return cut
 
 
 def split_mrkdwn(text: str, limit: int = MAX_SECTION_CHARS) -> list[str]:

@@ -6,7 +6,7 @@ import json
 import re
 from dataclasses import replace
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot.slack.render import (
@@ -333,6 +333,7 @@ def test_any_text_is_inert(text: str) -> None:
 @given(
     st.text(alphabet=st.sampled_from("ab &<>*_\n"), max_size=900), st.integers(min_value=20, max_value=300)
 )
+@example("<______", 20)  # an entity, then markers up to the limit: no safe point in the window
 def test_split_keeps_every_character_and_each_piece_fits(text: str, limit: int) -> None:
     safe = mrkdwn_text(text, multiline=True)
     pieces = split_mrkdwn(safe, limit)
