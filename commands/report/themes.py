@@ -60,7 +60,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from classify.engine import is_bot
@@ -396,38 +396,46 @@ def _topic_key(source: str, key: str) -> str:
 
 
 def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
-    """Every title topic shared by at least two PRs, with its PRs and how much each is about it."""
+    """Every title topic shared by at least two PRs, with its PRs and how much each is about it.
+
+    Two passes over the period's title features: one collecting its tags and plain words (to
+    spot a word spelt as a tag), one filing every feature under its topic key."""
     weights: dict[str, dict[int, float]] = {}
     forms: dict[str, dict[str, int]] = {}
     sources: dict[str, str] = {}
     names: set[str] = set()
     features = [(s.pr.number, vocab.features(s.pr.title)) for s in prs]
-    tag_keys = {key for _, found in features for source, key, _, _ in found if source == "tag"}
+    tag_keys: set[str] = set()
+    words: set[str] = set()
+    for _, found in features:
+        for source, key, _, _ in found:
+            if source == "tag":
+                tag_keys.add(key)
+            elif source == "word" or source == "name":
+                words.add(key)
     # a word spelt as one of the period's tags ("SYCL." in one title, [sycl] in another) is that tag
-    as_tag = {
-        key: tag
-        for _, found in features
-        for source, key, _, _ in found
-        if source in ("word", "name") and (tag := vocab.norm(key)) in tag_keys
-    }
+    as_tag = {key: tag for key in words if (tag := vocab.norm(key)) in tag_keys} if tag_keys else {}
     # one tag, spelt a letter short in some titles ([col] beside [coll], [test] beside [tests])
     longer = {k[:-1]: k for k in tag_keys if len(k) >= 4 and k[:-1] in tag_keys}
     for n, found in features:
         for source, key, form, weight in found:
             if source == "tag":
-                key = longer.get(key, key)
-            elif (same := as_tag.get(key)) is not None and source in ("word", "name"):
+                if key in longer:
+                    key = longer[key]
+            elif key in as_tag and (source == "word" or source == "name"):
+                same = as_tag[key]
                 source, key = "tag", longer.get(same, same)
-            full = _topic_key(source, key)
+            full = f"{'word' if source == 'name' or source == 'phrase' else source}:{key}"  # _topic_key
             members = weights.get(full)
             if members is None:
-                members = weights[full] = {}
-                forms[full] = {}
+                members = weights[full] = {n: weight}
+                forms[full] = {form: 1}
                 sources[full] = source
-            if weight > members.get(n, 0.0):
-                members[n] = weight
-            spelled = forms[full]
-            spelled[form] = spelled.get(form, 0) + 1
+            else:
+                if weight > members.get(n, 0.0):
+                    members[n] = weight
+                spelled = forms[full]
+                spelled[form] = spelled.get(form, 0) + 1
             if source == "name":
                 names.add(full)
     topics: dict[str, _Topic] = {}
@@ -642,7 +650,11 @@ def find_themes(
     topics = _topics(prs, vocab)
     history = _History(previous, vocab)
     specific = _specific_files(prs, paths)
-    changed = Counter(f for files in specific.values() for f in files)  # how many PRs change each
+    holders: dict[str, list[int]] = {}  # the PRs changing each of those files
+    for n, files in specific.items():
+        for f in files:
+            holders.setdefault(f, []).append(n)
+    changed = {f: len(ns) for f, ns in holders.items()}  # how many PRs change each
     total = len(prs)
     cap = max(MIN_PRS, int(MAX_SHARE * total))
     places = _places(prs, paths)
@@ -654,7 +666,8 @@ def find_themes(
     novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
     specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
     weight = {s.pr.number: _weight(s) for s in prs}
-    ordinary = {tp.key for tp in candidates if _ordinary(tp, history, by_number, paths, places)}
+    # which candidates are ordinary words, decided only for those that would name a story
+    ordinary = _Ordinary(candidates, lambda tp: _ordinary(tp, history, by_number, paths, places))
     # for each PR, how many candidate tags it has as its first (see ``_grow``)
     firsts = Counter(
         n for tp in candidates if tp.source == "tag" for n, w in tp.weight.items() if w >= PRIMARY
@@ -700,7 +713,7 @@ def find_themes(
                 break
         seed = best[3]
         joined, members = _grow(
-            seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap, firsts
+            seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap, firsts, holders
         )
         namer = _namer(seed, members, topics, ordinary)
         if namer.key in ordinary:
@@ -796,6 +809,7 @@ def _grow(
     changed: Mapping[str, int],
     cap: int,
     firsts: Mapping[int, int],
+    holders: Mapping[str, Sequence[int]],
 ) -> tuple[list[_Topic], set[int]]:
     """The topics that tell the seed's story too, and the PRs they bring, by either of two tests:
 
@@ -819,11 +833,11 @@ def _grow(
     # others is everybody's file and ties nothing to it
     footprint = {f for f, c in recurring.items() if c >= 2 and c >= OWN_SHARE * changed[f]}
     home: set[int] = set(core)
-    if footprint:
-        for n, files in specific.items():
-            shared = len(files & footprint) if files else 0
-            if shared >= 1 and shared >= AT_HOME * len(files):
-                home.add(n)
+    # only a PR changing a footprint file can be at home: those are found through the file index
+    for n in {n for f in footprint for n in holders[f]}:
+        files = specific[n]
+        if len(files & footprint) >= AT_HOME * len(files):
+            home.add(n)
 
     # a PR whose first tag names another story belongs to that story, whatever words it shares:
     # ``firsts`` counts the candidate tags each PR has first; the seed's own does not count
@@ -901,25 +915,46 @@ def _evidence(tp: _Topic) -> str:
     return f'words "{tp.text}"'
 
 
+class _Ordinary:
+    """Which candidate topics are ordinary words (``_ordinary``), decided on first asking and
+    remembered: a story's name is looked for among a few topics, so most candidates are never
+    asked about (deciding costs a look at every PR's files). A topic that is not a candidate is
+    never ordinary."""
+
+    def __init__(self, candidates: Iterable[_Topic], test: Callable[[_Topic], bool]) -> None:
+        self._candidates = {tp.key: tp for tp in candidates}
+        self._test = test
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        hit = self._known.get(key)
+        if hit is None:
+            tp = self._candidates.get(key)
+            hit = self._known[key] = tp is not None and self._test(tp)
+        return hit
+
+
 def _namer(
-    seed: _Topic, members: set[int], topics: Mapping[str, _Topic], ordinary: Iterable[str] = ()
+    seed: _Topic, members: set[int], topics: Mapping[str, _Topic], ordinary: Container[str] = ()
 ) -> _Topic:
     """The tag, module or words that best stand for the theme: covering most of it, mostly inside it;
     of two covering as much, the phrase ("smooth MM" rather than "MM": it says more of the same PRs).
-    A word of the repository's ordinary vocabulary (``_ordinary``) names nothing."""
+    A word of the repository's ordinary vocabulary (``_ordinary``) names nothing (asked only of a
+    topic that would otherwise rank first so far: ``ordinary`` may decide it on asking)."""
     best = seed
     best_rank: tuple[float, bool, int] = (-1.0, False, 0)
-    skip = frozenset(ordinary)
     for tp in topics.values():
-        if len(tp.members) < 2 or tp.key in skip:
+        if len(tp.members) < 2:
             continue
         inside = len(tp.members & members)
         if inside < 2 or inside < ABSORB * len(tp.members):
             continue
         rank = (inside * TRUST[tp.source], " " in tp.key, -len(tp.key))
-        if rank > best_rank:
+        if rank > best_rank and tp.key not in ordinary:
             best, best_rank = tp, rank
-    if seed.key not in skip and len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
+    if len(seed.members & members) * TRUST[seed.source] >= best_rank[0] and seed.key not in ordinary:
         return seed
     return best
 
