@@ -676,10 +676,13 @@ def find_themes(
     def strength(tp: _Topic, members: set[int]) -> float:
         return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
 
-    # each candidate's PRs not yet in a theme, and their strength (updated only when a theme takes
-    # some of them: a digest of a busy week weighs hundreds of candidates seven times)
+    # each candidate's PRs not yet in a theme, and their strength. A theme taking some of a
+    # candidate's PRs only marks its strength stale (it can only have fallen: every term is
+    # positive): it is recomputed when the old value would still beat the best so far, so the
+    # choice is the one fresh values would make, at a few recomputations per round
     free = {tp.key: set(tp.members) for tp in candidates}
     power = {tp.key: strength(tp, tp.members) for tp in candidates}
+    stale: set[str] = set()
     taken: set[int] = set()
     # each story found: seed, the topics that joined it, its PRs, what names it, strength,
     # standing, news or not
@@ -687,22 +690,33 @@ def find_themes(
     bursts = 0
     unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
     touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
+    index = _TopicIndex(topics)
+    alive = candidates  # those that can still seed a story (free PRs only shrink, unnamed only grows)
     while len(found) < MAX_THEMES + SPARE_THEMES:
         best: tuple[bool, float, str, _Topic] | None = None
-        for tp in candidates:
-            left = free[tp.key]
-            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members) or tp.key in unnamed:
+        still: list[_Topic] = []
+        for tp in alive:
+            key = tp.key
+            left = free[key]
+            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members) or key in unnamed:
                 continue  # mostly told already by an earlier theme, or a story with no subject
+            still.append(tp)
             # a topic bursting against the earlier windows is news: it comes before steady areas
             burst = (
-                novelty[tp.key] >= BURST
+                novelty[key] >= BURST
                 and tp.source in BURSTING
                 and len(left) >= MIN_BURST_PRS
                 and bursts < MAX_BURSTS
             )
-            rank = (burst, power[tp.key], tp.key)
+            if best is not None and (burst, power[key], key) <= best[:3]:
+                continue  # not even its strength before it fell beats the best
+            if key in stale:
+                power[key] = strength(tp, left)
+                stale.discard(key)
+            rank = (burst, power[key], key)
             if best is None or rank > best[:3]:
                 best = (*rank, tp)
+        alive = still
         if best is None:
             break
         if len(found) >= MAX_THEMES and not best[0]:
@@ -715,7 +729,7 @@ def find_themes(
         joined, members = _grow(
             seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap, firsts, holders
         )
-        namer = _namer(seed, members, topics, ordinary)
+        namer = _namer(seed, members, topics, ordinary, index)
         if namer.key in ordinary:
             unnamed.add(seed.key)  # no subject to name it by: not a story ("file", "version")
             continue
@@ -725,7 +739,7 @@ def find_themes(
             left = free[tp.key]
             if not left.isdisjoint(members):
                 left -= members
-                power[tp.key] = strength(tp, left)
+                stale.add(tp.key)
         module = namer.key.split(":", 1)[1] if namer.source == "module" else None
         news = namer.source != "module" and history.per_window(namer.key) == 0
         named = {p for tp in [seed, *joined] for p in tp.places}
@@ -936,8 +950,31 @@ class _Ordinary:
         return hit
 
 
+class _TopicIndex:
+    """The topics each PR is a member of, to find the topics sharing PRs with a theme without
+    intersecting every topic of the period with it (``_namer`` asks once per story found)."""
+
+    def __init__(self, topics: Mapping[str, _Topic]) -> None:
+        self._order = list(topics.values())
+        self._by_pr: dict[int, list[int]] = {}
+        for i, tp in enumerate(self._order):
+            for n in tp.members:
+                self._by_pr.setdefault(n, []).append(i)
+
+    def sharing(self, members: Iterable[int], at_least: int) -> list[tuple[_Topic, int]]:
+        """(topic, how many of ``members`` it has) for the topics with ``at_least`` of them, in
+        the order of ``topics``."""
+        by_pr = self._by_pr
+        counts = Counter(itertools.chain.from_iterable(by_pr.get(n, ()) for n in members))
+        return [(self._order[i], c) for i, c in sorted(counts.items()) if c >= at_least]
+
+
 def _namer(
-    seed: _Topic, members: set[int], topics: Mapping[str, _Topic], ordinary: Container[str] = ()
+    seed: _Topic,
+    members: set[int],
+    topics: Mapping[str, _Topic],
+    ordinary: Container[str] = (),
+    index: _TopicIndex | None = None,
 ) -> _Topic:
     """The tag, module or words that best stand for the theme: covering most of it, mostly inside it;
     of two covering as much, the phrase ("smooth MM" rather than "MM": it says more of the same PRs).
@@ -945,11 +982,8 @@ def _namer(
     topic that would otherwise rank first so far: ``ordinary`` may decide it on asking)."""
     best = seed
     best_rank: tuple[float, bool, int] = (-1.0, False, 0)
-    for tp in topics.values():
-        if len(tp.members) < 2:
-            continue
-        inside = len(tp.members & members)
-        if inside < 2 or inside < ABSORB * len(tp.members):
+    for tp, inside in (index or _TopicIndex(topics)).sharing(members, 2):
+        if len(tp.members) < 2 or inside < ABSORB * len(tp.members):
             continue
         rank = (inside * TRUST[tp.source], " " in tp.key, -len(tp.key))
         if rank > best_rank and tp.key not in ordinary:
