@@ -218,6 +218,7 @@ class _Vocabulary:
         self._names: dict[str, tuple[str, ...]] = {}
         self._named: dict[str, bool] = {}
         self._norms: dict[str, str] = {}
+        self._about: dict[str, tuple[bool, tuple[tuple[str, str, bool], ...]]] = {}
 
     def word(self, key: str) -> tuple[bool, tuple[str, ...]]:
         """(is a kind word, modules it is a keyword of) for a stemmed word or phrase."""
@@ -267,45 +268,59 @@ class _Vocabulary:
 
     def features(self, title: str) -> tuple[tuple[str, str, str, float], ...]:
         """(source, key, as written, how much the PR is about it) for every title topic; cached,
-        since a digest reads the same titles week after week (its own and four earlier windows)."""
+        since a digest reads the same titles week after week (its own and four earlier windows).
+        A title not seen before costs one pass over its words, each looked up in per-word caches."""
         hit = self._features.get(title)
         if hit is not None:
             return hit
         out: list[tuple[str, str, str, float]] = []
         primary = True
-        for source, key, form in self.tags(title):
-            out.append((source, key, form, PRIMARY if primary else OTHER_TAG))
-            primary = False
+        if "[" in title or "【" in title or ":" in title:  # tags and scopes need one of these
+            parsed = parse_title(title)
+            for tag in (*parsed.tags, *parsed.scopes):
+                for source, key, form in self.tag(tag):
+                    out.append((source, key, form, PRIMARY if primary else OTHER_TAG))
+                    primary = False
         # the title's words and two-word phrases as ``classify.topics.title_terms`` reads them,
         # through this vocabulary's per-word caches (a digest reads hundreds of new titles)
         seen: set[str] = set()
         last, last_form, last_name, last_i = "", "", False, -2
+        term_of, named_of, about = self._terms, self._named, self._about
         for i, w in enumerate(_TERM_WORD.findall(topic_text(title))):
-            word_key = self._term(w)
-            if word_key is None:
+            key = term_of.get(w, "")
+            if key == "":
+                key = self._term(w)
+            if key is None:
                 continue
-            key = word_key
-            named = self._name_like(w) or (i > 0 and w[0].isupper())
-            terms = [(key, w, named)]
+            named = named_of.get(w)
+            if named is None:
+                named = self._name_like(w)
+            named = named or (i > 0 and w[0].isupper())
             if last_i == i - 1:  # the phrase comes right after its first word, as in title_terms
-                terms.insert(0, (f"{last} {key}", f"{last_form} {w}", last_name or named))
+                terms: tuple[tuple[str, str, bool], ...] = (
+                    (f"{last} {key}", f"{last_form} {w}", last_name or named),
+                    (key, w, named),
+                )
+            else:
+                terms = ((key, w, named),)
             last, last_form, last_name, last_i = key, w, named, i
             for term, form, name in terms:
                 if term in seen:
                     continue
                 seen.add(term)
-                kind_word, modules = self.word(term)
-                for m in modules:
-                    if not primary and self._head(m, out):
+                found = about.get(term)
+                if found is None:
+                    found = self._about_term(term)
+                kind_word, modules = found
+                for m, label, area in modules:
+                    if not primary and area and self._model_first(out):
                         # "the Gemma 4 tool parser": the area that follows a model's name is the
                         # subject, the model says which one (the last noun is the compound's head)
                         out = [
                             (*o[:3], SECONDARY) if o[3] == PRIMARY and o[0] == "module" else o for o in out
                         ]
                         primary = True
-                    out.append(
-                        ("module", m, self.profile.module_label(m, "en"), PRIMARY if primary else SECONDARY)
-                    )
+                    out.append(("module", m, label, PRIMARY if primary else SECONDARY))
                     primary = False
                 if not kind_word:
                     source = "phrase" if " " in term else ("name" if name else "word")
@@ -316,17 +331,27 @@ class _Vocabulary:
         self._features[title] = hit
         return hit
 
-    def _head(self, module: str, found: Sequence[tuple[str, str, str, float]]) -> bool:
-        """Whether an area module found after a model family's keyword, which alone took the
-        primary slot (no tag before it), is the title's subject instead."""
+    def _about_term(self, term: str) -> tuple[bool, tuple[tuple[str, str, bool], ...]]:
+        """(is a kind word, (module, English label, is an area) for each module it is a keyword
+        of) for a title word or phrase (cached)."""
+        kind_word, modules = self.word(term)
         groups = self.profile.modules
-        this = groups.get(module)
-        if this is None or this.group != AREA_GROUP:  # the cheap test first: most keywords fail it
-            return False
+        entries = []
+        for m in modules:
+            group = groups.get(m)
+            entries.append(
+                (m, self.profile.module_label(m, "en"), group is not None and group.group == AREA_GROUP)
+            )
+        hit = self._about[term] = (kind_word, tuple(entries))
+        return hit
+
+    def _model_first(self, found: Sequence[tuple[str, str, str, float]]) -> bool:
+        """Whether the one primary topic found so far is a model family's module: an area keyword
+        after it is then the title's subject (``features``)."""
         primary = [o for o in found if o[3] == PRIMARY]
         if len(primary) != 1 or primary[0][0] != "module":
             return False
-        first = groups.get(primary[0][1])
+        first = self.profile.modules.get(primary[0][1])
         return first is not None and first.group == MODEL_GROUP
 
     def keys(self, title: str) -> frozenset[str]:
