@@ -342,6 +342,8 @@ class _Vocabulary:
             entries.append(
                 (m, self.profile.module_label(m, "en"), group is not None and group.group == AREA_GROUP)
             )
+        if len(self._about) >= FEATURE_CACHE:
+            self._about.clear()
         hit = self._about[term] = (kind_word, tuple(entries))
         return hit
 
