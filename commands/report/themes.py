@@ -718,6 +718,7 @@ def find_themes(
     unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
     touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
     index = _TopicIndex(topics)
+    by_candidate = _TopicIndex({tp.key: tp for tp in candidates})
     alive = candidates  # those that can still seed a story (free PRs only shrink, unnamed only grows)
     while len(found) < MAX_THEMES + SPARE_THEMES:
         best: tuple[bool, float, str, _Topic] | None = None
@@ -754,7 +755,7 @@ def find_themes(
                 break
         seed = best[3]
         joined, members = _grow(
-            seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap, firsts, holders
+            seed, set(free[seed.key]), by_candidate, free, novelty, specific, changed, cap, firsts, holders
         )
         namer = _namer(seed, members, topics, ordinary, index)
         if namer.key in ordinary:
@@ -843,7 +844,7 @@ def _standing(
 def _grow(
     seed: _Topic,
     core: set[int],
-    candidates: Sequence[_Topic],
+    candidates: _TopicIndex,
     free: Mapping[str, set[int]],
     novelty: Mapping[str, float],
     specific: Mapping[int, frozenset[str]],
@@ -885,7 +886,9 @@ def _grow(
     own = {n for n, w in seed.weight.items() if w >= PRIMARY} if seed.source == "tag" else set()
     elsewhere = {n for n, c in firsts.items() if c > (n in own)}
     offers: list[tuple[float, str, _Topic, set[int]]] = []
-    for tp in candidates:
+    # a topic with none of its PRs at home can join by neither test: only those sharing one are
+    # looked at (the offers are sorted by their own terms, so the order looked in does not matter)
+    for tp, _ in candidates.sharing(home, 1):
         mine = free[tp.key]
         if len(mine) < MIN_PRS or mine <= core or tp is seed or tp.source == "module":
             continue
@@ -979,7 +982,8 @@ class _Ordinary:
 
 class _TopicIndex:
     """The topics each PR is a member of, to find the topics sharing PRs with a theme without
-    intersecting every topic of the period with it (``_namer`` asks once per story found)."""
+    intersecting every topic of the period with it (``_namer`` and ``_grow`` ask once per story
+    found; a busy week has ~600 topics, a story touches a few dozen)."""
 
     def __init__(self, topics: Mapping[str, _Topic]) -> None:
         self._order = list(topics.values())
