@@ -718,7 +718,6 @@ def find_themes(
     unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
     touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
     index = _TopicIndex(topics)
-    by_candidate = _TopicIndex({tp.key: tp for tp in candidates})
     alive = candidates  # those that can still seed a story (free PRs only shrink, unnamed only grows)
     while len(found) < MAX_THEMES + SPARE_THEMES:
         best: tuple[bool, float, str, _Topic] | None = None
@@ -755,7 +754,7 @@ def find_themes(
                 break
         seed = best[3]
         joined, members = _grow(
-            seed, set(free[seed.key]), by_candidate, free, novelty, specific, changed, cap, firsts, holders
+            seed, set(free[seed.key]), index, free, novelty, specific, changed, cap, firsts, holders
         )
         namer = _namer(seed, members, topics, ordinary, index)
         if namer.key in ordinary:
@@ -844,7 +843,7 @@ def _standing(
 def _grow(
     seed: _Topic,
     core: set[int],
-    candidates: _TopicIndex,
+    index: _TopicIndex,
     free: Mapping[str, set[int]],
     novelty: Mapping[str, float],
     specific: Mapping[int, frozenset[str]],
@@ -888,7 +887,7 @@ def _grow(
     offers: list[tuple[float, str, _Topic, set[int]]] = []
     # a topic with none of its PRs at home can join by neither test: only those sharing one are
     # looked at (the offers are sorted by their own terms, so the order looked in does not matter)
-    for tp, _ in candidates.sharing(home, 1):
+    for tp, _ in index.sharing(home, 1, free):
         mine = free[tp.key]
         if len(mine) < MIN_PRS or mine <= core or tp is seed or tp.source == "module":
             continue
@@ -988,16 +987,28 @@ class _TopicIndex:
     def __init__(self, topics: Mapping[str, _Topic]) -> None:
         self._order = list(topics.values())
         self._by_pr: dict[int, list[int]] = {}
+        by_pr, get = self._by_pr, self._by_pr.get
         for i, tp in enumerate(self._order):
             for n in tp.members:
-                self._by_pr.setdefault(n, []).append(i)
+                found = get(n)
+                if found is None:
+                    by_pr[n] = [i]
+                else:
+                    found.append(i)
 
-    def sharing(self, members: Iterable[int], at_least: int) -> list[tuple[_Topic, int]]:
-        """(topic, how many of ``members`` it has) for the topics with ``at_least`` of them, in
-        the order of ``topics``."""
+    def sharing(
+        self, members: Iterable[int], at_least: int, among: Container[str] | None = None
+    ) -> list[tuple[_Topic, int]]:
+        """(topic, how many of ``members`` it has) for the topics with ``at_least`` of them (and
+        a key in ``among``, when given), in the order of ``topics``."""
         by_pr = self._by_pr
         counts = Counter(itertools.chain.from_iterable(by_pr.get(n, ()) for n in members))
-        return [(self._order[i], c) for i, c in sorted(counts.items()) if c >= at_least]
+        order = self._order
+        return [
+            (order[i], c)
+            for i, c in sorted(counts.items())
+            if c >= at_least and (among is None or order[i].key in among)
+        ]
 
 
 def _namer(
