@@ -536,7 +536,11 @@ def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict
     for s in prs:
         files = paths.get(s.pr.number, ())
         for place, share in _works_in(tuple(files)) if files else ():
-            out.setdefault(place, {})[s.pr.number] = share
+            there = out.get(place)
+            if there is None:
+                out[place] = {s.pr.number: share}
+            else:
+                there[s.pr.number] = share
     most = max(2, int(SPECIFIC_FILE_SHARE * len(prs)))
     return {k: v for k, v in out.items() if 2 <= len(v) <= most and k not in own}
 
@@ -653,9 +657,11 @@ def _weight(s: StoredPR) -> float:
 def _specific_files(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[int, frozenset[str]]:
     """Each PR's files that some other PR of the period touches too, but not one in ten of them:
     the files that can tie a story together (``setup.py`` or ``src/common.h`` tie everything)."""
-    df: Counter[str] = Counter(f for s in prs for f in set(paths.get(s.pr.number, ())))
+    files = [(s.pr.number, frozenset(paths.get(s.pr.number, ()))) for s in prs]
+    df: Counter[str] = Counter(itertools.chain.from_iterable(f for _, f in files))
     most = max(2, int(SPECIFIC_FILE_SHARE * len(prs)))
-    return {s.pr.number: frozenset(f for f in paths.get(s.pr.number, ()) if 2 <= df[f] <= most) for s in prs}
+    specific = frozenset(f for f, c in df.items() if 2 <= c <= most)
+    return {n: f & specific for n, f in files}
 
 
 def find_themes(
@@ -680,7 +686,10 @@ def find_themes(
     holders: dict[str, list[int]] = {}  # the PRs changing each of those files
     for n, files in specific.items():
         for f in files:
-            holders.setdefault(f, []).append(n)
+            if f in holders:
+                holders[f].append(n)
+            else:
+                holders[f] = [n]
     changed = {f: len(ns) for f, ns in holders.items()}  # how many PRs change each
     total = len(prs)
     cap = max(MIN_PRS, int(MAX_SHARE * total))
