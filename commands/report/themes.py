@@ -287,11 +287,12 @@ class _Vocabulary:
         last, last_form, last_name, last_i = "", "", False, -2
         term_of, named_of, about = self._terms, self._named, self._about
         for i, w in enumerate(_TERM_WORD.findall(topic_text(title))):
-            key = term_of.get(w, "")
-            if key == "":
-                key = self._term(w)
-            if key is None:
+            found_key = term_of.get(w, "")
+            if found_key == "":
+                found_key = self._term(w)
+            if found_key is None:
                 continue
+            key = found_key
             named = named_of.get(w)
             if named is None:
                 named = self._name_like(w)
