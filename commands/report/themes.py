@@ -218,7 +218,7 @@ class _Vocabulary:
         self._names: dict[str, tuple[str, ...]] = {}
         self._named: dict[str, bool] = {}
         self._norms: dict[str, str] = {}
-        self._about: dict[str, tuple[bool, tuple[tuple[str, str, bool], ...]]] = {}
+        self._about: dict[str, tuple[bool, tuple[tuple[str, str, bool, bool], ...]]] = {}
 
     def word(self, key: str) -> tuple[bool, tuple[str, ...]]:
         """(is a kind word, modules it is a keyword of) for a stemmed word or phrase."""
@@ -274,11 +274,14 @@ class _Vocabulary:
         if hit is not None:
             return hit
         out: list[tuple[str, str, str, float]] = []
-        primary = True
+        primary = True  # nothing took the primary slot yet (else exactly one entry holds it)
+        model_lead = False  # the entry holding it is a model family's module
         if "[" in title or "【" in title or ":" in title:  # tags and scopes need one of these
             parsed = parse_title(title)
             for tag in (*parsed.tags, *parsed.scopes):
                 for source, key, form in self.tag(tag):
+                    if primary:
+                        model_lead = source == "module" and self._is_model(key)
                     out.append((source, key, form, PRIMARY if primary else OTHER_TAG))
                     primary = False
         # the title's words and two-word phrases as ``classify.topics.title_terms`` reads them,
@@ -313,14 +316,16 @@ class _Vocabulary:
                 if found is None:
                     found = self._about_term(term)
                 kind_word, modules = found
-                for m, label, area in modules:
-                    if not primary and area and self._model_first(out):
+                for m, label, area, model in modules:
+                    if not primary and area and model_lead:
                         # "the Gemma 4 tool parser": the area that follows a model's name is the
                         # subject, the model says which one (the last noun is the compound's head)
                         out = [
                             (*o[:3], SECONDARY) if o[3] == PRIMARY and o[0] == "module" else o for o in out
                         ]
                         primary = True
+                    if primary:
+                        model_lead = model
                     out.append(("module", m, label, PRIMARY if primary else SECONDARY))
                     primary = False
                 if not kind_word:
@@ -332,30 +337,26 @@ class _Vocabulary:
         self._features[title] = hit
         return hit
 
-    def _about_term(self, term: str) -> tuple[bool, tuple[tuple[str, str, bool], ...]]:
-        """(is a kind word, (module, English label, is an area) for each module it is a keyword
-        of) for a title word or phrase (cached)."""
+    def _about_term(self, term: str) -> tuple[bool, tuple[tuple[str, str, bool, bool], ...]]:
+        """(is a kind word, (module, English label, is an area, is a model family) for each module
+        it is a keyword of) for a title word or phrase (cached)."""
         kind_word, modules = self.word(term)
         groups = self.profile.modules
         entries = []
         for m in modules:
             group = groups.get(m)
-            entries.append(
-                (m, self.profile.module_label(m, "en"), group is not None and group.group == AREA_GROUP)
-            )
+            area = group is not None and group.group == AREA_GROUP
+            entries.append((m, self.profile.module_label(m, "en"), area, self._is_model(m)))
         if len(self._about) >= FEATURE_CACHE:
             self._about.clear()
         hit = self._about[term] = (kind_word, tuple(entries))
         return hit
 
-    def _model_first(self, found: Sequence[tuple[str, str, str, float]]) -> bool:
-        """Whether the one primary topic found so far is a model family's module: an area keyword
-        after it is then the title's subject (``features``)."""
-        primary = [o for o in found if o[3] == PRIMARY]
-        if len(primary) != 1 or primary[0][0] != "module":
-            return False
-        first = self.profile.modules.get(primary[0][1])
-        return first is not None and first.group == MODEL_GROUP
+    def _is_model(self, module: str) -> bool:
+        """Whether ``module`` is a model family's: an area keyword after it, when it alone holds a
+        title's primary slot, is the title's subject instead (``features``)."""
+        group = self.profile.modules.get(module)
+        return group is not None and group.group == MODEL_GROUP
 
     def keys(self, title: str) -> frozenset[str]:
         """The topic keys of a title, for counting them in earlier windows: the keys ``features``
