@@ -727,7 +727,7 @@ def find_themes(
     found: list[tuple[_Topic, list[_Topic], set[int], _Topic, float, float, bool]] = []
     bursts = 0
     unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
-    touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
+    touching = Counter(itertools.chain.from_iterable(dict.fromkeys(s.cls.modules) for s in prs))
     index = _TopicIndex(topics)
     alive = candidates  # those that can still seed a story (free PRs only shrink, unnamed only grows)
     while len(found) < MAX_THEMES + SPARE_THEMES:
