@@ -39,6 +39,7 @@ BUCKET_MINUTES = 15
 BUCKET_SQL = "substr({col}, 1, 14) || printf('%02d', (CAST(substr({col}, 15, 2) AS INTEGER) / 15) * 15)"
 TITLE = "title:"
 _CHUNK = 500
+_COMPOUND = 100  # windows per statement (SQLite allows 500 SELECTs in one compound)
 
 
 class TitleKeyer(Protocol):
@@ -242,25 +243,26 @@ def window_counts(
             counts.setdefault("merged", 0)
         return out
     if prefix == "merged":
-        keys, params = "key = 'merged'", [repo]
+        keys, key_params = "key = 'merged'", []
     else:  # the repository's keys of that kind, each read as one range of the primary key
         upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
         keys = "key IN (SELECT key FROM aggregate_keys WHERE repo = ? AND key >= ? AND key < ?)"
-        params = [repo, repo, prefix, upper]
-    which = " ".join(f"WHEN bucket >= ? AND bucket < ? THEN {i}" for i in range(len(bounds)) if bounds[i][0])
-    rows = conn.execute(
-        f"SELECT key, CASE {which} END AS w, sum(n) FROM pr_aggregates WHERE repo = ? AND {keys} "
-        "AND bucket >= ? AND bucket < ? GROUP BY key, w",
-        (
-            *(b for pair in bounds if pair[0] for b in pair),
-            *params,
-            min(lo for lo, _ in bounds if lo),
-            max(hi for lo, hi in bounds if lo),
-        ),
-    ).fetchall()
+        key_params = [repo, prefix, upper]
+    # one SELECT per window, joined: each reads its keys' ranges in key order and sums them as
+    # they stream (labelling the rows of one range scan by window needed a sort: ~3x the time)
+    whole = [(i, lo, hi) for i, (lo, hi) in enumerate(bounds) if lo]
+    rows: list[tuple[int, str, int]] = []
+    for at in range(0, len(whole), _COMPOUND):
+        chunk = whole[at : at + _COMPOUND]
+        sql = " UNION ALL ".join(
+            f"SELECT {i}, key, sum(n) FROM pr_aggregates WHERE repo = ? AND {keys} "
+            "AND bucket >= ? AND bucket < ? GROUP BY key"
+            for i, _, _ in chunk
+        )
+        rows += conn.execute(sql, [p for _, lo, hi in chunk for p in (repo, *key_params, lo, hi)]).fetchall()
     cut = 0 if prefix == "merged" else len(prefix)
-    for key, w, n in rows:
-        if w is not None and n:
+    for w, key, n in rows:
+        if n:
             name = str(key)[cut:]
             out[w][name] = out[w].get(name, 0) + int(n)
     if prefix == "merged":

@@ -216,8 +216,7 @@ def _trend_item(tr: Trend, label: LabelFn, lang: str) -> str:
     return t(lang, "digest.trend_item", module=label(tr.module), now=tr.now, avg=avg, change=tr.change(lang))
 
 
-def _trends(stats: DigestStats, label: LabelFn, lang: str) -> list[Block]:
-    trends = module_trends(stats)
+def _trends(stats: DigestStats, trends: list[Trend], label: LabelFn, lang: str) -> list[Block]:
     blocks: list[Block] = []
     unit_word = unit(stats, lang)
     if stats.compared:
@@ -469,10 +468,11 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         title += " · " + " + ".join(flag_label(lang, k) for k in stats.filter.flags)
     themes = stats.themes
     recs = recommendations(stats, themes, label, lang)
+    trends = module_trends(stats)
     sections: list[tuple[str, list[Block]]] = [
         ("digest.summary", _summary(stats, themes, label, lang)),
         (f"digest.themes_{kind}", _themes(stats, themes, label, lang)),
-        ("digest.trends", _trends(stats, label, lang)),
+        ("digest.trends", _trends(stats, trends, label, lang)),
         ("digest.risks", _risks(stats, profile, label, lang)),
         ("digest.quickview", _quickview(stats, profile, label, lang)),
         (
@@ -532,7 +532,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
                 "count": tr.now,
                 "avg_4w": tr.avg,
             }
-            for tr in module_trends(stats)
+            for tr in trends
         ],
         "risks": {kind: _risk_summary(stats, kind) for kind in FLAG_KINDS},
         "key_prs": [s.pr.number for s in ranked if s.pr.number in stats.key],
@@ -544,7 +544,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
                 "title": s.pr.title,
                 "url": s.pr.url,
                 "author": s.pr.author,
-                "merged_at": s.pr.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "merged_at": s.pr.merged_at.isoformat(timespec="seconds")[:19] + "Z",  # as stored
                 "modules": s.cls.modules,
                 "flags": s.cls.flag_kinds,
                 "key": s.pr.number in stats.key,

@@ -13,6 +13,7 @@ it is reported as not compared.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -137,7 +138,7 @@ def rank_key(s: StoredPR) -> tuple[float, int]:
 
 def module_tally(prs: Sequence[StoredPR]) -> Counter[str]:
     """How many of ``prs`` touch each module (a PR counts once per module, as in the module table)."""
-    return Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
+    return Counter(itertools.chain.from_iterable(dict.fromkeys(s.cls.modules) for s in prs))
 
 
 def _counts(merged: int, key: int, flags: dict[str, int]) -> dict[str, int]:

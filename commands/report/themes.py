@@ -60,7 +60,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from classify.engine import is_bot
@@ -218,6 +218,7 @@ class _Vocabulary:
         self._names: dict[str, tuple[str, ...]] = {}
         self._named: dict[str, bool] = {}
         self._norms: dict[str, str] = {}
+        self._about: dict[str, tuple[bool, tuple[tuple[str, str, bool, bool], ...]]] = {}
 
     def word(self, key: str) -> tuple[bool, tuple[str, ...]]:
         """(is a kind word, modules it is a keyword of) for a stemmed word or phrase."""
@@ -267,45 +268,65 @@ class _Vocabulary:
 
     def features(self, title: str) -> tuple[tuple[str, str, str, float], ...]:
         """(source, key, as written, how much the PR is about it) for every title topic; cached,
-        since a digest reads the same titles week after week (its own and four earlier windows)."""
+        since a digest reads the same titles week after week (its own and four earlier windows).
+        A title not seen before costs one pass over its words, each looked up in per-word caches."""
         hit = self._features.get(title)
         if hit is not None:
             return hit
         out: list[tuple[str, str, str, float]] = []
-        primary = True
-        for source, key, form in self.tags(title):
-            out.append((source, key, form, PRIMARY if primary else OTHER_TAG))
-            primary = False
+        primary = True  # nothing took the primary slot yet (else exactly one entry holds it)
+        model_lead = False  # the entry holding it is a model family's module
+        if "[" in title or "【" in title or ":" in title:  # tags and scopes need one of these
+            parsed = parse_title(title)
+            for tag in (*parsed.tags, *parsed.scopes):
+                for source, key, form in self.tag(tag):
+                    if primary:
+                        model_lead = source == "module" and self._is_model(key)
+                    out.append((source, key, form, PRIMARY if primary else OTHER_TAG))
+                    primary = False
         # the title's words and two-word phrases as ``classify.topics.title_terms`` reads them,
         # through this vocabulary's per-word caches (a digest reads hundreds of new titles)
         seen: set[str] = set()
         last, last_form, last_name, last_i = "", "", False, -2
+        term_of, named_of, about = self._terms, self._named, self._about
         for i, w in enumerate(_TERM_WORD.findall(topic_text(title))):
-            word_key = self._term(w)
-            if word_key is None:
+            found_key = term_of.get(w, "")
+            if found_key == "":
+                found_key = self._term(w)
+            if found_key is None:
                 continue
-            key = word_key
-            named = self._name_like(w) or (i > 0 and w[0].isupper())
-            terms = [(key, w, named)]
+            key = found_key
+            named = named_of.get(w)
+            if named is None:
+                named = self._name_like(w)
+            named = named or (i > 0 and w[0].isupper())
             if last_i == i - 1:  # the phrase comes right after its first word, as in title_terms
-                terms.insert(0, (f"{last} {key}", f"{last_form} {w}", last_name or named))
+                terms: tuple[tuple[str, str, bool], ...] = (
+                    (f"{last} {key}", f"{last_form} {w}", last_name or named),
+                    (key, w, named),
+                )
+            else:
+                terms = ((key, w, named),)
             last, last_form, last_name, last_i = key, w, named, i
             for term, form, name in terms:
                 if term in seen:
                     continue
                 seen.add(term)
-                kind_word, modules = self.word(term)
-                for m in modules:
-                    if not primary and self._head(m, out):
+                found = about.get(term)
+                if found is None:
+                    found = self._about_term(term)
+                kind_word, modules = found
+                for m, label, area, model in modules:
+                    if not primary and area and model_lead:
                         # "the Gemma 4 tool parser": the area that follows a model's name is the
                         # subject, the model says which one (the last noun is the compound's head)
                         out = [
                             (*o[:3], SECONDARY) if o[3] == PRIMARY and o[0] == "module" else o for o in out
                         ]
                         primary = True
-                    out.append(
-                        ("module", m, self.profile.module_label(m, "en"), PRIMARY if primary else SECONDARY)
-                    )
+                    if primary:
+                        model_lead = model
+                    out.append(("module", m, label, PRIMARY if primary else SECONDARY))
                     primary = False
                 if not kind_word:
                     source = "phrase" if " " in term else ("name" if name else "word")
@@ -316,18 +337,26 @@ class _Vocabulary:
         self._features[title] = hit
         return hit
 
-    def _head(self, module: str, found: Sequence[tuple[str, str, str, float]]) -> bool:
-        """Whether an area module found after a model family's keyword, which alone took the
-        primary slot (no tag before it), is the title's subject instead."""
+    def _about_term(self, term: str) -> tuple[bool, tuple[tuple[str, str, bool, bool], ...]]:
+        """(is a kind word, (module, English label, is an area, is a model family) for each module
+        it is a keyword of) for a title word or phrase (cached)."""
+        kind_word, modules = self.word(term)
         groups = self.profile.modules
-        this = groups.get(module)
-        if this is None or this.group != AREA_GROUP:  # the cheap test first: most keywords fail it
-            return False
-        primary = [o for o in found if o[3] == PRIMARY]
-        if len(primary) != 1 or primary[0][0] != "module":
-            return False
-        first = groups.get(primary[0][1])
-        return first is not None and first.group == MODEL_GROUP
+        entries = []
+        for m in modules:
+            group = groups.get(m)
+            area = group is not None and group.group == AREA_GROUP
+            entries.append((m, self.profile.module_label(m, "en"), area, self._is_model(m)))
+        if len(self._about) >= FEATURE_CACHE:
+            self._about.clear()
+        hit = self._about[term] = (kind_word, tuple(entries))
+        return hit
+
+    def _is_model(self, module: str) -> bool:
+        """Whether ``module`` is a model family's: an area keyword after it, when it alone holds a
+        title's primary slot, is the title's subject instead (``features``)."""
+        group = self.profile.modules.get(module)
+        return group is not None and group.group == MODEL_GROUP
 
     def keys(self, title: str) -> frozenset[str]:
         """The topic keys of a title, for counting them in earlier windows: the keys ``features``
@@ -396,38 +425,46 @@ def _topic_key(source: str, key: str) -> str:
 
 
 def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
-    """Every title topic shared by at least two PRs, with its PRs and how much each is about it."""
+    """Every title topic shared by at least two PRs, with its PRs and how much each is about it.
+
+    Two passes over the period's title features: one collecting its tags and plain words (to
+    spot a word spelt as a tag), one filing every feature under its topic key."""
     weights: dict[str, dict[int, float]] = {}
     forms: dict[str, dict[str, int]] = {}
     sources: dict[str, str] = {}
     names: set[str] = set()
     features = [(s.pr.number, vocab.features(s.pr.title)) for s in prs]
-    tag_keys = {key for _, found in features for source, key, _, _ in found if source == "tag"}
+    tag_keys: set[str] = set()
+    words: set[str] = set()
+    for _, found in features:
+        for source, key, _, _ in found:
+            if source == "tag":
+                tag_keys.add(key)
+            elif source == "word" or source == "name":
+                words.add(key)
     # a word spelt as one of the period's tags ("SYCL." in one title, [sycl] in another) is that tag
-    as_tag = {
-        key: tag
-        for _, found in features
-        for source, key, _, _ in found
-        if source in ("word", "name") and (tag := vocab.norm(key)) in tag_keys
-    }
+    as_tag = {key: tag for key in words if (tag := vocab.norm(key)) in tag_keys} if tag_keys else {}
     # one tag, spelt a letter short in some titles ([col] beside [coll], [test] beside [tests])
     longer = {k[:-1]: k for k in tag_keys if len(k) >= 4 and k[:-1] in tag_keys}
     for n, found in features:
         for source, key, form, weight in found:
             if source == "tag":
-                key = longer.get(key, key)
-            elif (same := as_tag.get(key)) is not None and source in ("word", "name"):
+                if key in longer:
+                    key = longer[key]
+            elif key in as_tag and (source == "word" or source == "name"):
+                same = as_tag[key]
                 source, key = "tag", longer.get(same, same)
-            full = _topic_key(source, key)
+            full = f"{'word' if source == 'name' or source == 'phrase' else source}:{key}"  # _topic_key
             members = weights.get(full)
             if members is None:
-                members = weights[full] = {}
-                forms[full] = {}
+                members = weights[full] = {n: weight}
+                forms[full] = {form: 1}
                 sources[full] = source
-            if weight > members.get(n, 0.0):
-                members[n] = weight
-            spelled = forms[full]
-            spelled[form] = spelled.get(form, 0) + 1
+            else:
+                if weight > members.get(n, 0.0):
+                    members[n] = weight
+                spelled = forms[full]
+                spelled[form] = spelled.get(form, 0) + 1
             if source == "name":
                 names.add(full)
     topics: dict[str, _Topic] = {}
@@ -501,7 +538,11 @@ def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict
     for s in prs:
         files = paths.get(s.pr.number, ())
         for place, share in _works_in(tuple(files)) if files else ():
-            out.setdefault(place, {})[s.pr.number] = share
+            there = out.get(place)
+            if there is None:
+                out[place] = {s.pr.number: share}
+            else:
+                there[s.pr.number] = share
     most = max(2, int(SPECIFIC_FILE_SHARE * len(prs)))
     return {k: v for k, v in out.items() if 2 <= len(v) <= most and k not in own}
 
@@ -618,9 +659,11 @@ def _weight(s: StoredPR) -> float:
 def _specific_files(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[int, frozenset[str]]:
     """Each PR's files that some other PR of the period touches too, but not one in ten of them:
     the files that can tie a story together (``setup.py`` or ``src/common.h`` tie everything)."""
-    df: Counter[str] = Counter(f for s in prs for f in set(paths.get(s.pr.number, ())))
+    files = [(s.pr.number, frozenset(paths.get(s.pr.number, ()))) for s in prs]
+    df: Counter[str] = Counter(itertools.chain.from_iterable(f for _, f in files))
     most = max(2, int(SPECIFIC_FILE_SHARE * len(prs)))
-    return {s.pr.number: frozenset(f for f in paths.get(s.pr.number, ()) if 2 <= df[f] <= most) for s in prs}
+    specific = frozenset(f for f, c in df.items() if 2 <= c <= most)
+    return {n: f & specific for n, f in files}
 
 
 def find_themes(
@@ -642,7 +685,14 @@ def find_themes(
     topics = _topics(prs, vocab)
     history = _History(previous, vocab)
     specific = _specific_files(prs, paths)
-    changed = Counter(f for files in specific.values() for f in files)  # how many PRs change each
+    holders: dict[str, list[int]] = {}  # the PRs changing each of those files
+    for n, files in specific.items():
+        for f in files:
+            if f in holders:
+                holders[f].append(n)
+            else:
+                holders[f] = [n]
+    changed = {f: len(ns) for f, ns in holders.items()}  # how many PRs change each
     total = len(prs)
     cap = max(MIN_PRS, int(MAX_SHARE * total))
     places = _places(prs, paths)
@@ -654,7 +704,8 @@ def find_themes(
     novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
     specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
     weight = {s.pr.number: _weight(s) for s in prs}
-    ordinary = {tp.key for tp in candidates if _ordinary(tp, history, by_number, paths, places)}
+    # which candidates are ordinary words, decided only for those that would name a story
+    ordinary = _Ordinary(candidates, lambda tp: _ordinary(tp, history, by_number, paths, places))
     # for each PR, how many candidate tags it has as its first (see ``_grow``)
     firsts = Counter(
         n for tp in candidates if tp.source == "tag" for n, w in tp.weight.items() if w >= PRIMARY
@@ -663,33 +714,47 @@ def find_themes(
     def strength(tp: _Topic, members: set[int]) -> float:
         return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
 
-    # each candidate's PRs not yet in a theme, and their strength (updated only when a theme takes
-    # some of them: a digest of a busy week weighs hundreds of candidates seven times)
+    # each candidate's PRs not yet in a theme, and their strength. A theme taking some of a
+    # candidate's PRs only marks its strength stale (it can only have fallen: every term is
+    # positive): it is recomputed when the old value would still beat the best so far, so the
+    # choice is the one fresh values would make, at a few recomputations per round
     free = {tp.key: set(tp.members) for tp in candidates}
     power = {tp.key: strength(tp, tp.members) for tp in candidates}
+    stale: set[str] = set()
     taken: set[int] = set()
     # each story found: seed, the topics that joined it, its PRs, what names it, strength,
     # standing, news or not
     found: list[tuple[_Topic, list[_Topic], set[int], _Topic, float, float, bool]] = []
     bursts = 0
     unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
-    touching = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules))
+    touching = Counter(itertools.chain.from_iterable(dict.fromkeys(s.cls.modules) for s in prs))
+    index = _TopicIndex(topics)
+    alive = candidates  # those that can still seed a story (free PRs only shrink, unnamed only grows)
     while len(found) < MAX_THEMES + SPARE_THEMES:
         best: tuple[bool, float, str, _Topic] | None = None
-        for tp in candidates:
-            left = free[tp.key]
-            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members) or tp.key in unnamed:
+        still: list[_Topic] = []
+        for tp in alive:
+            key = tp.key
+            left = free[key]
+            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members) or key in unnamed:
                 continue  # mostly told already by an earlier theme, or a story with no subject
+            still.append(tp)
             # a topic bursting against the earlier windows is news: it comes before steady areas
             burst = (
-                novelty[tp.key] >= BURST
+                novelty[key] >= BURST
                 and tp.source in BURSTING
                 and len(left) >= MIN_BURST_PRS
                 and bursts < MAX_BURSTS
             )
-            rank = (burst, power[tp.key], tp.key)
+            if best is not None and (burst, power[key], key) <= best[:3]:
+                continue  # not even its strength before it fell beats the best
+            if key in stale:
+                power[key] = strength(tp, left)
+                stale.discard(key)
+            rank = (burst, power[key], key)
             if best is None or rank > best[:3]:
                 best = (*rank, tp)
+        alive = still
         if best is None:
             break
         if len(found) >= MAX_THEMES and not best[0]:
@@ -700,9 +765,9 @@ def find_themes(
                 break
         seed = best[3]
         joined, members = _grow(
-            seed, set(free[seed.key]), candidates, free, novelty, specific, changed, cap, firsts
+            seed, set(free[seed.key]), index, free, novelty, specific, changed, cap, firsts, holders
         )
-        namer = _namer(seed, members, topics, ordinary)
+        namer = _namer(seed, members, topics, ordinary, index)
         if namer.key in ordinary:
             unnamed.add(seed.key)  # no subject to name it by: not a story ("file", "version")
             continue
@@ -712,7 +777,7 @@ def find_themes(
             left = free[tp.key]
             if not left.isdisjoint(members):
                 left -= members
-                power[tp.key] = strength(tp, left)
+                stale.add(tp.key)
         module = namer.key.split(":", 1)[1] if namer.source == "module" else None
         news = namer.source != "module" and history.per_window(namer.key) == 0
         named = {p for tp in [seed, *joined] for p in tp.places}
@@ -789,13 +854,14 @@ def _standing(
 def _grow(
     seed: _Topic,
     core: set[int],
-    candidates: Sequence[_Topic],
+    index: _TopicIndex,
     free: Mapping[str, set[int]],
     novelty: Mapping[str, float],
     specific: Mapping[int, frozenset[str]],
     changed: Mapping[str, int],
     cap: int,
     firsts: Mapping[int, int],
+    holders: Mapping[str, Sequence[int]],
 ) -> tuple[list[_Topic], set[int]]:
     """The topics that tell the seed's story too, and the PRs they bring, by either of two tests:
 
@@ -819,18 +885,20 @@ def _grow(
     # others is everybody's file and ties nothing to it
     footprint = {f for f, c in recurring.items() if c >= 2 and c >= OWN_SHARE * changed[f]}
     home: set[int] = set(core)
-    if footprint:
-        for n, files in specific.items():
-            shared = len(files & footprint) if files else 0
-            if shared >= 1 and shared >= AT_HOME * len(files):
-                home.add(n)
+    # only a PR changing a footprint file can be at home: those are found through the file index
+    for n in {n for f in footprint for n in holders[f]}:
+        files = specific[n]
+        if len(files & footprint) >= AT_HOME * len(files):
+            home.add(n)
 
     # a PR whose first tag names another story belongs to that story, whatever words it shares:
     # ``firsts`` counts the candidate tags each PR has first; the seed's own does not count
     own = {n for n, w in seed.weight.items() if w >= PRIMARY} if seed.source == "tag" else set()
     elsewhere = {n for n, c in firsts.items() if c > (n in own)}
     offers: list[tuple[float, str, _Topic, set[int]]] = []
-    for tp in candidates:
+    # a topic with none of its PRs at home can join by neither test: only those sharing one are
+    # looked at (the offers are sorted by their own terms, so the order looked in does not matter)
+    for tp, _ in index.sharing(home, 1, free):
         mine = free[tp.key]
         if len(mine) < MIN_PRS or mine <= core or tp is seed or tp.source == "module":
             continue
@@ -901,25 +969,79 @@ def _evidence(tp: _Topic) -> str:
     return f'words "{tp.text}"'
 
 
+class _Ordinary:
+    """Which candidate topics are ordinary words (``_ordinary``), decided on first asking and
+    remembered: a story's name is looked for among a few topics, so most candidates are never
+    asked about (deciding costs a look at every PR's files). A topic that is not a candidate is
+    never ordinary."""
+
+    def __init__(self, candidates: Iterable[_Topic], test: Callable[[_Topic], bool]) -> None:
+        self._candidates = {tp.key: tp for tp in candidates}
+        self._test = test
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        hit = self._known.get(key)
+        if hit is None:
+            tp = self._candidates.get(key)
+            hit = self._known[key] = tp is not None and self._test(tp)
+        return hit
+
+
+class _TopicIndex:
+    """The topics each PR is a member of, to find the topics sharing PRs with a theme without
+    intersecting every topic of the period with it (``_namer`` and ``_grow`` ask once per story
+    found; a busy week has ~600 topics, a story touches a few dozen)."""
+
+    def __init__(self, topics: Mapping[str, _Topic]) -> None:
+        self._order = list(topics.values())
+        self._by_pr: dict[int, list[int]] = {}
+        by_pr, get = self._by_pr, self._by_pr.get
+        for i, tp in enumerate(self._order):
+            for n in tp.members:
+                found = get(n)
+                if found is None:
+                    by_pr[n] = [i]
+                else:
+                    found.append(i)
+
+    def sharing(
+        self, members: Iterable[int], at_least: int, among: Container[str] | None = None
+    ) -> list[tuple[_Topic, int]]:
+        """(topic, how many of ``members`` it has) for the topics with ``at_least`` of them (and
+        a key in ``among``, when given), in the order of ``topics``."""
+        by_pr = self._by_pr
+        counts = Counter(itertools.chain.from_iterable(by_pr.get(n, ()) for n in members))
+        order = self._order
+        return [
+            (order[i], c)
+            for i, c in sorted(counts.items())
+            if c >= at_least and (among is None or order[i].key in among)
+        ]
+
+
 def _namer(
-    seed: _Topic, members: set[int], topics: Mapping[str, _Topic], ordinary: Iterable[str] = ()
+    seed: _Topic,
+    members: set[int],
+    topics: Mapping[str, _Topic],
+    ordinary: Container[str] = (),
+    index: _TopicIndex | None = None,
 ) -> _Topic:
     """The tag, module or words that best stand for the theme: covering most of it, mostly inside it;
     of two covering as much, the phrase ("smooth MM" rather than "MM": it says more of the same PRs).
-    A word of the repository's ordinary vocabulary (``_ordinary``) names nothing."""
+    A word of the repository's ordinary vocabulary (``_ordinary``) names nothing (asked only of a
+    topic that would otherwise rank first so far: ``ordinary`` may decide it on asking)."""
     best = seed
     best_rank: tuple[float, bool, int] = (-1.0, False, 0)
-    skip = frozenset(ordinary)
-    for tp in topics.values():
-        if len(tp.members) < 2 or tp.key in skip:
-            continue
-        inside = len(tp.members & members)
-        if inside < 2 or inside < ABSORB * len(tp.members):
+    for tp, inside in (index or _TopicIndex(topics)).sharing(members, 2):
+        if len(tp.members) < 2 or inside < ABSORB * len(tp.members):
             continue
         rank = (inside * TRUST[tp.source], " " in tp.key, -len(tp.key))
-        if rank > best_rank:
+        if rank > best_rank and tp.key not in ordinary:
             best, best_rank = tp, rank
-    if seed.key not in skip and len(seed.members & members) * TRUST[seed.source] >= best_rank[0]:
+    if len(seed.members & members) * TRUST[seed.source] >= best_rank[0] and seed.key not in ordinary:
         return seed
     return best
 

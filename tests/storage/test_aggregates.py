@@ -54,3 +54,28 @@ def test_counts_of_any_range_equal_counting_the_rows(demo_db: Path) -> None:
         assert merged == {"merged": store.merged_count(REPO, start, end)}
         assert flags == store.tag_counts(REPO, "flag", start, end)
         assert modules == store.tag_counts(REPO, "module", start, end)
+
+
+def test_several_windows_in_one_call_are_each_counted_as_alone(demo_db: Path) -> None:
+    """A digest asks for its comparison windows together (one statement per kind): each window's
+    counts are its own, whatever the others are — consecutive weeks, gaps, overlaps, windows too
+    short to hold a whole quarter-hour, and windows outside the cache's data."""
+    store = PRStore(connect(demo_db))
+    rng = random.Random(5)
+    first, last = store.merged_range(REPO)  # type: ignore[misc]
+    span = int((last - first).total_seconds())
+    for _ in range(40):
+        start = first + timedelta(seconds=rng.randint(-86400, span))
+        week = timedelta(days=7)
+        windows = [(start + k * week, start + (k + 1) * week) for k in range(4)]  # consecutive
+        windows.append((start + timedelta(days=3), start + timedelta(days=10)))  # overlaps two
+        windows.append((start + timedelta(seconds=61), start + timedelta(seconds=400)))  # rows only
+        windows.append((first - 30 * week, first - 20 * week))  # before the data
+        rng.shuffle(windows)
+        for prefix, expected in (
+            ("merged", lambda s, e: {"merged": store.merged_count(REPO, s, e)}),
+            ("flag:", lambda s, e: store.tag_counts(REPO, "flag", s, e)),
+            ("module:", lambda s, e: store.tag_counts(REPO, "module", s, e)),
+        ):
+            got = window_counts(store.db, REPO, windows, prefix)
+            assert got == [expected(s, e) for s, e in windows], prefix
