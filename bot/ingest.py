@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from classify.engine import classify
 from classify.models import PullRequest
 from classify.rules import Profile, ProfileError
+from storage import fts
 from storage.db import open_reader, require_writable
 from storage.prs import ClassifiedRow, PRStore, UpsertCounts, classified_row, read_prs
 
@@ -117,7 +118,8 @@ def import_file(
                 pr = pr.model_copy(update={"url": pr_url(web, pr.repo, pr.number)})
             yield pr
 
-    result.counts = store.upsert(((pr, classify(pr, profile)) for pr in checked()), batch=batch)
+    with fts.built_after_a_first_import(store.db):  # into an empty cache: indexed once, at the end
+        result.counts = store.upsert(((pr, classify(pr, profile)) for pr in checked()), batch=batch)
     return result
 
 
