@@ -155,6 +155,7 @@ class UpsertCounts:
 _dumps = json.JSONEncoder(ensure_ascii=False).encode
 _dumps_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _dumps_sorted = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode
+_enc_str = json.encoder.encode_basestring  # the C string encoder json uses with ensure_ascii=False
 
 
 def _file_row(f: FileChange) -> dict[str, Any]:
@@ -184,7 +185,7 @@ def _pr_row(pr: PullRequest) -> dict[str, Any]:
         "merged_at": iso(pr.merged_at),
         "updated_at": iso(pr.updated_at) if pr.updated_at else None,
         "base_branch": pr.base_branch,
-        "labels": _dumps(pr.labels),
+        "labels": _str_list(pr.labels),
         "additions": pr.additions,
         "deletions": pr.deletions,
         "changed_files": pr.changed_files or 0,
@@ -194,21 +195,59 @@ def _pr_row(pr: PullRequest) -> dict[str, Any]:
     }
 
 
+def _str_list(items: Sequence[str]) -> str:
+    """``json.dumps(items, ensure_ascii=False)`` for a list of strings, the same text."""
+    return "[" + ", ".join(map(_enc_str, items)) + "]" if items else "[]"
+
+
+def _value(v: Any) -> str | None:
+    """A scalar as ``json.dumps`` writes it (None when it is not one this module writes)."""
+    t = type(v)
+    if t is str:
+        return _enc_str(v)
+    if t is int:
+        return int.__repr__(v)
+    if t is float:
+        return float.__repr__(v) if v - v == 0 else None  # NaN and the infinities: json's own words
+    if v is None:
+        return "null"
+    return None
+
+
 def _cls_row(cls: Classification) -> dict[str, Any]:
-    # The JSON of ``model_dump()`` written out by hand (same keys, same order, same text): this
-    # runs once per PR in every reclassify, where pydantic's serializer calls were ~10% of it.
+    # The JSON of ``model_dump()`` written out by hand (same keys, same order, same text as
+    # ``json.dumps(..., ensure_ascii=False)``): this runs once per PR in every reclassify, where
+    # pydantic's serializer calls were ~10% of it, and the json encoder's per-call set-up
+    # another ~8% (tests/storage/test_serialise.py compares the text with json.dumps').
+    flags = (
+        "["
+        + ", ".join(f'{{"kind": {_enc_str(f.kind)}, "evidence": {_str_list(f.evidence)}}}' for f in cls.flags)
+        + "]"
+    )
+    parts: list[str] = []
+    for b in cls.breakdown:
+        points = _value(b.points)
+        if points is None:  # not a plain number: the encoder's own text
+            breakdown = _dumps(
+                [
+                    {"reason": x.reason, "points": x.points, "rule": x.rule, "detail": x.detail}
+                    for x in cls.breakdown
+                ]
+            )
+            break
+        parts.append(
+            f'{{"reason": {_enc_str(b.reason)}, "points": {points}, "rule": {_enc_str(b.rule)}, '
+            f'"detail": {_enc_str(b.detail)}}}'
+        )
+    else:
+        breakdown = "[" + ", ".join(parts) + "]"
     return {
-        "modules": _dumps(cls.modules),
+        "modules": _str_list(cls.modules),
         "kind": cls.kind,
-        "flags": _dumps([{"kind": f.kind, "evidence": f.evidence} for f in cls.flags]),
+        "flags": flags,
         "score": cls.score,
-        "breakdown": _dumps(
-            [
-                {"reason": b.reason, "points": b.points, "rule": b.rule, "detail": b.detail}
-                for b in cls.breakdown
-            ],
-        ),
-        "highlights": _dumps(cls.highlights),
+        "breakdown": breakdown,
+        "highlights": _str_list(cls.highlights),
         "gist": cls.gist,
         "profile": cls.profile,
         "profile_version": cls.profile_version,
@@ -216,7 +255,17 @@ def _cls_row(cls: Classification) -> dict[str, Any]:
 
 
 def _hash(row: dict[str, Any]) -> str:
-    blob = _dumps_sorted(row).encode()
+    """blake2b of the row as ``json.dumps(row, sort_keys=True, ensure_ascii=False)`` — written out
+    for rows of plain scalars (every row this module hashes), the encoder itself otherwise."""
+    items: list[str] = []
+    for key in sorted(row):
+        text = _value(row[key])
+        if text is None:  # a value of another type: the encoder's own text
+            blob = _dumps_sorted(row).encode()
+            break
+        items.append(f"{_enc_str(key)}: {text}")
+    else:
+        blob = ("{" + ", ".join(items) + "}").encode()
     return hashlib.blake2b(blob, digest_size=16).hexdigest()
 
 
