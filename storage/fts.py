@@ -18,7 +18,6 @@ rows are left to its closing rebuild, which covers every row whoever wrote it.
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
@@ -27,12 +26,23 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 REBUILD = "INSERT INTO prs_fts (prs_fts) VALUES ('rebuild')"
+# deferrals begun by this process and not finished yet: a row naming our own pid is only ours if
+# one is open (in a container every run may be pid 1, so a dead importer's pid can be ours)
+_OPEN = 0
+
+
+def _host() -> str:
+    import socket  # only when an import begins or a row is found: not on every open
+
+    return socket.gethostname()
 
 
 def _owner_alive(pid: int, host: str) -> bool:
     """Whether the process that deferred the index may still be running (on another host: assume so)."""
-    if host != socket.gethostname():
+    if host != _host():
         return True
+    if pid == os.getpid():
+        return _OPEN > 0
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -55,17 +65,24 @@ def begin(db: sqlite_utils.Database) -> bool:
             return False
         if db.execute("SELECT 1 FROM fts_deferred LIMIT 1").fetchone() is not None:
             return False  # another importer is filling it (or died: ``repair`` sees to that)
-        db.execute("INSERT INTO fts_deferred (pid, host) VALUES (?, ?)", (os.getpid(), socket.gethostname()))
+        db.execute("INSERT INTO fts_deferred (pid, host) VALUES (?, ?)", (os.getpid(), _host()))
+    global _OPEN
+    _OPEN += 1
     return True
 
 
 def finish(db: sqlite_utils.Database) -> None:
-    """Build the index from every row and let the triggers keep it again (one transaction)."""
+    """Build the index from every row and let the triggers keep it again (one transaction). Should
+    that fail, the row stays and is no longer this process's: the next ``repair`` builds it."""
     from storage.db import write_transaction
 
-    with write_transaction(db):
-        db.execute(REBUILD)
-        db.execute("DELETE FROM fts_deferred")
+    global _OPEN
+    try:
+        with write_transaction(db):
+            db.execute(REBUILD)
+            db.execute("DELETE FROM fts_deferred")
+    finally:
+        _OPEN = max(0, _OPEN - 1)
 
 
 def deferred(db: sqlite_utils.Database) -> bool:

@@ -157,3 +157,23 @@ def test_a_live_importers_deferral_is_left_to_it(tmp_path: Path) -> None:
     other.upsert([_pr(2, "Zyxwvut two")])  # another writer meanwhile: covered by the closing build
     fts.finish(importer.db)
     assert _index_ok(other.db.conn) and other.search("octo/repo", "zyxwvut", None, None, limit=5)[1] == 2
+
+
+def test_a_row_naming_this_pid_without_an_import_running_is_repaired(tmp_path: Path) -> None:
+    """In a container every run may be pid 1: a killed importer's row can name the pid of the
+    process opening the cache next, which must not take it for its own."""
+    import os
+    import socket
+
+    path = tmp_path / "c.db"
+    store = PRStore(connect(path, create=True))
+    store.upsert([_pr(1, "Zyxwvut one")])
+    store.db.conn.close()
+    raw = sqlite3.connect(path)
+    with raw:
+        raw.execute("INSERT INTO fts_deferred (pid, host) VALUES (?, ?)", (os.getpid(), socket.gethostname()))
+        raw.execute("INSERT INTO prs_fts (prs_fts) VALUES ('delete-all')")  # what a deferral leaves
+    raw.close()
+    store = PRStore(connect(path))
+    assert not fts.deferred(store.db) and _index_ok(store.db.conn)
+    assert store.search("octo/repo", "zyxwvut", None, None, limit=5)[1] == 1
