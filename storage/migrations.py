@@ -324,3 +324,16 @@ def _m0009_fts_deferred(db: sqlite_utils.Database) -> None:
         db.execute(f'DROP TRIGGER IF EXISTS "{name}"')
     for sql in _FTS_TRIGGERS:
         db.execute(sql)
+
+
+@MIGRATIONS(name="0010_classifier_codes")
+def _m0010_classifier_codes(db: sqlite_utils.Database) -> None:
+    """Which classifier code made the classifications stored under each profile hash.
+
+    A reclassify with another profile re-uses a row's stored gist and highlights (they depend on
+    the PR's text and the classifier's code, not on the profile) when the code that made them is
+    this code; the profile hash alone mixes profile and code (``classify.rules.content_hash``).
+    """
+    db.execute(
+        "CREATE TABLE classifier_codes (profile_hash TEXT PRIMARY KEY, code_hash TEXT NOT NULL) WITHOUT ROWID"
+    )

@@ -476,6 +476,44 @@ def _pr_from_values(values: Sequence[Any]) -> PullRequest:
     )
 
 
+def _record_codes(conn: sqlite3.Connection, profile_hashes: Iterable[str]) -> None:
+    """Note that this process's classifier code made the classifications stored under these
+    profile hashes (see migration 0010): a later reclassify may then re-use their text work."""
+    from classify.rules import classifier_code_hash
+
+    code = classifier_code_hash()
+    conn.executemany(
+        "INSERT OR IGNORE INTO classifier_codes (profile_hash, code_hash) VALUES (?, ?)",
+        [(h, code) for h in set(profile_hashes) if h],
+    )
+
+
+def profile_hashes_of_code(conn: sqlite3.Connection, code_hash: str) -> frozenset[str]:
+    """The profile hashes whose stored classifications this classifier code made."""
+    rows = conn.execute("SELECT profile_hash FROM classifier_codes WHERE code_hash = ?", (code_hash,))
+    return frozenset(r[0] for r in rows)
+
+
+def stored_text(
+    conn: sqlite3.Connection, rowids: Sequence[int], profile_hashes: frozenset[str]
+) -> dict[tuple[str, int], tuple[list[str], str]]:
+    """The stored highlights and gist of the PRs at ``rowids`` classified under one of
+    ``profile_hashes`` (by this code): what ``classify`` may re-use instead of recomputing."""
+    out: dict[tuple[str, int], tuple[list[str], str]] = {}
+    if not profile_hashes:
+        return out
+    for i in range(0, len(rowids), _ROWIDS_PER_QUERY):
+        chunk = rowids[i : i + _ROWIDS_PER_QUERY]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT repo, number, profile_hash, highlights, gist FROM prs WHERE rowid IN ({marks})", chunk
+        )
+        for repo, number, profile_hash, found, summary in rows:
+            if profile_hash in profile_hashes:
+                out[(repo, number)] = (_list(found), summary)
+    return out
+
+
 def read_prs(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[PullRequest]:
     """The cached PRs at ``rowids`` (a reclassify batch), in rowid order, without classification.
 
@@ -612,6 +650,7 @@ class PRStore:
             write.append(row)
             tags += _tag_rows(pr, cls)
         conn.executemany("UPDATE prs SET profile_hash = ? WHERE repo = ? AND number = ?", rehash)
+        _record_codes(conn, (cls.profile_hash for _, cls in items))
         conn.executemany("DELETE FROM pr_tags WHERE repo = ? AND number = ?", retag)
         if write:
             cols = ", ".join(write[0])
@@ -701,6 +740,7 @@ class PRStore:
             conn.executemany(
                 "UPDATE prs SET profile_hash = ? WHERE repo = ? AND number = ? AND profile_hash != ?", same
             )
+            _record_codes(conn, (it.profile_hash for it in batch))
             self.refresh_aggregates(touched, titles=False)  # classifications only: titles unchanged
         return len(changed)
 

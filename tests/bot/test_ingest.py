@@ -136,6 +136,36 @@ def test_a_reclassify_recounts_the_buckets_whose_tags_changed_and_only_those(
     store.db.conn.close()
 
 
+def test_a_reclassify_reuses_the_gist_and_highlights_this_code_made(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo cache was classified by this code (under vllm): another profile's reclassify takes
+    each row's stored gist and highlights instead of recomputing them; rows made by other code
+    (here: no record of the code) are recomputed. Same results either way (see the test above)."""
+    import classify.engine as engine
+
+    calls = 0
+    real = engine.highlights
+
+    def counted(*args: object, **kwargs: object) -> list[str]:
+        nonlocal calls
+        calls += 1
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "highlights", counted)
+    store = PRStore(connect(demo_db))
+    reclassify(store, load_profile("generic"), workers=1, batch=200)
+    assert calls == 0
+    reused = _snapshot(demo_db)
+    reclassify(store, load_profile(), workers=1, batch=200)
+    assert calls == 0, "the generic run recorded its code: the rows are re-used again"
+    store.db.execute("DELETE FROM classifier_codes")
+    reclassify(store, load_profile("generic"), workers=1, batch=200)
+    assert calls == 1247, "without a record of the code every row is recomputed"
+    assert _snapshot(demo_db) == reused
+    store.db.conn.close()
+
+
 def test_reclassify_after_an_import_reaches_the_same_rows(demo_db: Path, profile: Profile) -> None:
     before = _snapshot(demo_db)
     store = PRStore(connect(demo_db))
