@@ -18,19 +18,31 @@ import multiprocessing
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from classify.engine import classify
 from classify.models import PullRequest
 from classify.records import RecordInvalid, parse_pr_json
-from classify.rules import Profile, ProfileError
+from classify.rules import Profile, ProfileError, classifier_code_hash
+from storage import fts
 from storage.db import open_reader, require_writable
-from storage.prs import ClassifiedRow, PRStore, UpsertCounts, classified_row, read_prs
+from storage.prs import (
+    ClassifiedRow,
+    PRStore,
+    UpsertCounts,
+    classified_row,
+    profile_hashes_of_code,
+    read_prs,
+    stored_text,
+)
+
+if TYPE_CHECKING:
+    import sqlite3
 
 
 class RecordError(Exception):
@@ -114,7 +126,8 @@ def import_file(
                 pr = replace(pr, url=pr_url(web, pr.repo, pr.number))
             yield pr
 
-    result.counts = store.upsert(((pr, classify(pr, profile)) for pr in checked()), batch=batch)
+    with fts.built_after_a_first_import(store.db):  # into an empty cache: indexed once, at the end
+        result.counts = store.upsert(((pr, classify(pr, profile)) for pr in checked()), batch=batch)
     return result
 
 
@@ -132,15 +145,34 @@ class ReclassifyResult:
         return self.classified == 0
 
 
-def _classify_prs(profile: Profile, prs: list[PullRequest]) -> list[ClassifiedRow]:
-    return [classified_row(pr, classify(pr, profile)) for pr in prs]
+def _classify_prs(
+    profile: Profile,
+    prs: list[PullRequest],
+    known: Mapping[tuple[str, int], tuple[list[str], str]] | None = None,
+) -> list[ClassifiedRow]:
+    """Classify ``prs``; ``known`` holds the stored highlights and gist this code made (by PR), re-used."""
+    if not known:
+        return [classified_row(pr, classify(pr, profile)) for pr in prs]
+    return [
+        classified_row(pr, classify(pr, profile, known_text=known.get((pr.repo, pr.number)))) for pr in prs
+    ]
+
+
+def _read_batch(
+    conn: sqlite3.Connection, rowids: list[int], reusable: frozenset[str]
+) -> tuple[list[PullRequest], dict[tuple[str, int], tuple[list[str], str]]]:
+    return read_prs(conn, rowids), stored_text(conn, rowids, reusable)
 
 
 # A classifier process's state, set once by ``_start_worker``: the profile and its own connection.
 _WORKER: dict[str, Any] = {}
 
 
-def _start_worker(profile_of: tuple[Callable[..., Profile], tuple[Any, ...]], db_path: str) -> None:
+def _start_worker(
+    profile_of: tuple[Callable[..., Profile], tuple[Any, ...]],
+    db_path: str,
+    reusable: frozenset[str] = frozenset(),
+) -> None:
     """Load the parent's profile (``Profile.__reduce__``: its file, checked against the parent's
     content hash) and open a read connection. A profile edited meanwhile is kept as the error
     every batch then raises, so the command reports it in one line instead of a broken pool."""
@@ -151,6 +183,7 @@ def _start_worker(profile_of: tuple[Callable[..., Profile], tuple[Any, ...]], db
         _WORKER["error"] = exc
         return
     _WORKER["conn"] = open_reader(db_path)
+    _WORKER["reusable"] = reusable
 
 
 def _classify_batch(rowids: list[int]) -> list[ClassifiedRow]:
@@ -161,7 +194,9 @@ def _classify_batch(rowids: list[int]) -> list[ClassifiedRow]:
     """
     if "error" in _WORKER:
         raise _WORKER["error"]
-    return _classify_prs(_WORKER["profile"], read_prs(_WORKER["conn"], rowids))
+    return _classify_prs(
+        _WORKER["profile"], *_read_batch(_WORKER["conn"], rowids, _WORKER.get("reusable", frozenset()))
+    )
 
 
 def default_workers() -> int:
@@ -209,19 +244,23 @@ def reclassify(
         store.count_title_topics(repo)  # a cache from before the aggregates, or written without a profile
         return ReclassifyResult(total, 0, time.perf_counter() - started, 0)
     rowids = store.rowids_to_classify(repo, other_than=profile.content_hash)
+    # rows this very code classified (under another profile) keep their gist and highlights
+    reusable = profile_hashes_of_code(store.db.conn, classifier_code_hash())
     batches = [rowids[i : i + batch] for i in range(0, len(rowids), batch)]
     path = getattr(store.db, "path", None)
     changed = 0
     if workers == 1 or len(batches) < 2 or path is None:
         for chunk in batches:
-            changed += store.store_classifications(_classify_prs(profile, read_prs(store.db.conn, chunk)))
+            changed += store.store_classifications(
+                _classify_prs(profile, *_read_batch(store.db.conn, chunk, reusable))
+            )
         store.count_title_topics(repo)
         return ReclassifyResult(total, changed, time.perf_counter() - started, 1, len(rowids))
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=_pool_context(),
         initializer=_start_worker,
-        initargs=(profile.__reduce__(), str(path)),
+        initargs=(profile.__reduce__(), str(path), reusable),
     ) as pool:
         pending: deque[Future[list[ClassifiedRow]]] = deque()
         for chunk in batches:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,7 +32,7 @@ from bot import github as gh
 from bot import github_queries as queries
 from bot import gitlog
 from classify.models import Classification, PullRequest
-from storage import sync_state
+from storage import fts, sync_state
 from storage.db import StoreError
 from storage.prs import PRStore, StoredPR, UpsertCounts, iso, parse_iso
 from storage.sync_state import SyncState
@@ -494,21 +495,23 @@ def sync_git(
         _emit(progress, Progress("batch", message, pages=report.pages, prs=report.fetched))
         chunk.clear()
 
-    for walk in walks:
-        prs = gitlog.iter_merged_prs(
-            root, repo, rev=walk.rev, exclude=walk.base, since=since, until=until, web=web,
-            stats=stats, seen=set(walk.seen),
-        )  # fmt: skip
-        last_commit = ""
-        try:  # closing the walk stops git and its reader thread even when a write fails
-            for pr in prs:
-                chunk.append(pr)
-                last_commit = stats.last_pr_commit
-                if len(chunk) >= batch:
-                    flush(walk, last_commit)
-            flush(walk, last_commit)
-        finally:
-            prs.close()
+    # into an empty cache, the full-text index is built once at the end (storage.fts)
+    with fts.built_after_a_first_import(db) if walks else nullcontext(False):
+        for walk in walks:
+            prs = gitlog.iter_merged_prs(
+                root, repo, rev=walk.rev, exclude=walk.base, since=since, until=until, web=web,
+                stats=stats, seen=set(walk.seen),
+            )  # fmt: skip
+            last_commit = ""
+            try:  # closing the walk stops git and its reader thread even when a write fails
+                for pr in prs:
+                    chunk.append(pr)
+                    last_commit = stats.last_pr_commit
+                    if len(chunk) >= batch:
+                        flush(walk, last_commit)
+                flush(walk, last_commit)
+            finally:
+                prs.close()
     report.skipped = stats.skipped
     if until is None:
         head = walks[-1].head if walks else gitlog.head_commit(root)

@@ -193,8 +193,14 @@ def _package_text(name: str, version: tuple[str | None, str | None]) -> str:
     return f"{name} {old} → {new}" if old else f"{name} → {new}"
 
 
-def classify(pr: PullRequest, profile: Profile) -> Classification:
-    """Classify one PR with ``profile``; never raises on odd titles, bodies or paths."""
+def classify(
+    pr: PullRequest, profile: Profile, *, known_text: tuple[list[str], str] | None = None
+) -> Classification:
+    """Classify one PR with ``profile``; never raises on odd titles, bodies or paths.
+
+    ``known_text``: the PR's highlights and gist as this code computed them earlier (they depend on the
+    title and body only, not on the profile), which a reclassify passes to skip recomputing them.
+    """
     c = profile.compiled
     fl = profile.flags
     title = pr.title
@@ -390,8 +396,11 @@ def classify(pr: PullRequest, profile: Profile) -> Classification:
         flags.append(_flag("revert", revert))
 
     # -- highlights, gist -----------------------------------------------------------------------------
-    found = highlights(parsed.after_tags, cleaned)
-    summary = gist(body, parsed.after_tags or title, cleaned=cleaned)
+    if known_text is None:
+        found = highlights(parsed.after_tags, cleaned)
+        summary = gist(body, parsed.after_tags or title, cleaned=cleaned)
+    else:
+        found, summary = known_text
 
     # -- key-PR score -----------------------------------------------------------------------------------
     tests = _tests_with_source(files, c)

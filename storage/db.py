@@ -272,6 +272,10 @@ def _open_checked(db: Cache, path: Path) -> None:
         db.write_refusal = f"database {path} {status.problem}; it was left untouched"
     elif db.journal_mode != "wal" and os.access(path, os.W_OK):
         db.enable_wal()
+    if status.ok and os.access(path, os.W_OK):
+        from storage import fts
+
+        fts.repair(db)  # the index an importer killed half-way left unbuilt (see storage.fts)
     if status.ok:  # one-shot readers may now check this schema without sqlite-utils
         remember_shape(known_migrations(), expected())
 

@@ -286,3 +286,54 @@ def _m0008_aggregates(db: sqlite_utils.Database) -> None:
     refresh_all(db)
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone():
         db.execute("ANALYZE")
+
+
+_FTS_TRIGGERS = (
+    """
+    CREATE TRIGGER "prs_ai" AFTER INSERT ON "prs" WHEN NOT EXISTS (SELECT 1 FROM fts_deferred) BEGIN
+      INSERT INTO "prs_fts" (rowid, "title", "search_body") VALUES (new.rowid, new."title", new."search_body");
+    END
+    """,
+    """
+    CREATE TRIGGER "prs_ad" AFTER DELETE ON "prs" WHEN NOT EXISTS (SELECT 1 FROM fts_deferred) BEGIN
+      INSERT INTO "prs_fts" ("prs_fts", rowid, "title", "search_body")
+        VALUES('delete', old.rowid, old."title", old."search_body");
+    END
+    """,
+    """
+    CREATE TRIGGER "prs_au" AFTER UPDATE OF "title", "search_body" ON "prs"
+    WHEN NOT EXISTS (SELECT 1 FROM fts_deferred) BEGIN
+      INSERT INTO "prs_fts" ("prs_fts", rowid, "title", "search_body")
+        VALUES('delete', old.rowid, old."title", old."search_body");
+      INSERT INTO "prs_fts" (rowid, "title", "search_body") VALUES (new.rowid, new."title", new."search_body");
+    END
+    """,
+)
+
+
+@MIGRATIONS(name="0009_fts_built_after_a_first_import")
+def _m0009_fts_deferred(db: sqlite_utils.Database) -> None:
+    """Let a first import build the full-text index once, at its end (see ``storage.fts``).
+
+    While ``fts_deferred`` holds a row (the importing process), the three index triggers do
+    nothing; the importer then rebuilds the index from every row. The triggers are otherwise
+    the same as migration 0004's.
+    """
+    db.execute("CREATE TABLE fts_deferred (pid INTEGER NOT NULL, host TEXT NOT NULL)")
+    for name in ("prs_ai", "prs_ad", "prs_au"):
+        db.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+    for sql in _FTS_TRIGGERS:
+        db.execute(sql)
+
+
+@MIGRATIONS(name="0010_classifier_codes")
+def _m0010_classifier_codes(db: sqlite_utils.Database) -> None:
+    """Which classifier code made the classifications stored under each profile hash.
+
+    A reclassify with another profile re-uses a row's stored gist and highlights (they depend on
+    the PR's text and the classifier's code, not on the profile) when the code that made them is
+    this code; the profile hash alone mixes profile and code (``classify.rules.content_hash``).
+    """
+    db.execute(
+        "CREATE TABLE classifier_codes (profile_hash TEXT PRIMARY KEY, code_hash TEXT NOT NULL) WITHOUT ROWID"
+    )

@@ -136,6 +136,7 @@ class UpsertCounts:
 _dumps = json.JSONEncoder(ensure_ascii=False).encode
 _dumps_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _dumps_sorted = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str).encode
+_enc_str = json.encoder.encode_basestring  # the C string encoder json uses with ensure_ascii=False
 
 
 def _file_row(f: FileChange) -> dict[str, Any]:
@@ -164,7 +165,7 @@ def _pr_row(pr: PullRequest) -> dict[str, Any]:
         "merged_at": iso(pr.merged_at),
         "updated_at": iso(pr.updated_at) if pr.updated_at else None,
         "base_branch": pr.base_branch,
-        "labels": _dumps(pr.labels),
+        "labels": _str_list(pr.labels),
         "additions": pr.additions,
         "deletions": pr.deletions,
         "changed_files": pr.changed_files or 0,
@@ -174,21 +175,61 @@ def _pr_row(pr: PullRequest) -> dict[str, Any]:
     }
 
 
+def _str_list(items: Sequence[str]) -> str:
+    """``json.dumps(items, ensure_ascii=False)`` for a list of strings, the same text."""
+    return "[" + ", ".join(map(_enc_str, items)) + "]" if items else "[]"
+
+
+def _value(v: Any) -> str | None:
+    """A scalar as ``json.dumps`` writes it (None when it is not one this module writes)."""
+    t = type(v)
+    if t is str:
+        return _enc_str(v)
+    if t is int:
+        return int.__repr__(v)
+    if t is float:
+        return float.__repr__(v) if v - v == 0 else None  # NaN and the infinities: json's own words
+    if v is None:
+        return "null"
+    return None
+
+
 def _cls_row(cls: Classification) -> dict[str, Any]:
     # Every field but ``profile_hash``, in declaration order, as JSON text: the stored form (and
     # what ``cls_hash`` is computed from), so it must not change.
+    # Written out by hand (same keys, same order, same text as ``json.dumps(...,
+    # ensure_ascii=False)``): this runs once per PR in every reclassify, where the json encoder's
+    # per-call set-up was ~8% of it (tests/storage/test_serialise.py compares the text with
+    # json.dumps').
+    flags = (
+        "["
+        + ", ".join(f'{{"kind": {_enc_str(f.kind)}, "evidence": {_str_list(f.evidence)}}}' for f in cls.flags)
+        + "]"
+    )
+    parts: list[str] = []
+    for b in cls.breakdown:
+        points = _value(b.points)
+        if points is None:  # not a plain number: the encoder's own text
+            breakdown = _dumps(
+                [
+                    {"reason": x.reason, "points": x.points, "rule": x.rule, "detail": x.detail}
+                    for x in cls.breakdown
+                ]
+            )
+            break
+        parts.append(
+            f'{{"reason": {_enc_str(b.reason)}, "points": {points}, "rule": {_enc_str(b.rule)}, '
+            f'"detail": {_enc_str(b.detail)}}}'
+        )
+    else:
+        breakdown = "[" + ", ".join(parts) + "]"
     return {
-        "modules": _dumps(cls.modules),
+        "modules": _str_list(cls.modules),
         "kind": cls.kind,
-        "flags": _dumps([{"kind": f.kind, "evidence": f.evidence} for f in cls.flags]),
+        "flags": flags,
         "score": cls.score,
-        "breakdown": _dumps(
-            [
-                {"reason": b.reason, "points": b.points, "rule": b.rule, "detail": b.detail}
-                for b in cls.breakdown
-            ],
-        ),
-        "highlights": _dumps(cls.highlights),
+        "breakdown": breakdown,
+        "highlights": _str_list(cls.highlights),
         "gist": cls.gist,
         "profile": cls.profile,
         "profile_version": cls.profile_version,
@@ -196,7 +237,17 @@ def _cls_row(cls: Classification) -> dict[str, Any]:
 
 
 def _hash(row: dict[str, Any]) -> str:
-    blob = _dumps_sorted(row).encode()
+    """blake2b of the row as ``json.dumps(row, sort_keys=True, ensure_ascii=False)`` — written out
+    for rows of plain scalars (every row this module hashes), the encoder itself otherwise."""
+    items: list[str] = []
+    for key in sorted(row):
+        text = _value(row[key])
+        if text is None:  # a value of another type: the encoder's own text
+            blob = _dumps_sorted(row).encode()
+            break
+        items.append(f"{_enc_str(key)}: {text}")
+    else:
+        blob = ("{" + ", ".join(items) + "}").encode()
     return hashlib.blake2b(blob, digest_size=16).hexdigest()
 
 
@@ -327,6 +378,44 @@ def _pr_from_values(values: Sequence[Any]) -> PullRequest:
         base_branch, _list(labels), additions, deletions, [_file(f) for f in _list(files)], changed_files,
         url, source,
     )  # fmt: skip
+
+
+def _record_codes(conn: sqlite3.Connection, profile_hashes: Iterable[str]) -> None:
+    """Note that this process's classifier code made the classifications stored under these
+    profile hashes (see migration 0010): a later reclassify may then re-use their text work."""
+    from classify.rules import classifier_code_hash
+
+    code = classifier_code_hash()
+    conn.executemany(
+        "INSERT OR IGNORE INTO classifier_codes (profile_hash, code_hash) VALUES (?, ?)",
+        [(h, code) for h in set(profile_hashes) if h],
+    )
+
+
+def profile_hashes_of_code(conn: sqlite3.Connection, code_hash: str) -> frozenset[str]:
+    """The profile hashes whose stored classifications this classifier code made."""
+    rows = conn.execute("SELECT profile_hash FROM classifier_codes WHERE code_hash = ?", (code_hash,))
+    return frozenset(r[0] for r in rows)
+
+
+def stored_text(
+    conn: sqlite3.Connection, rowids: Sequence[int], profile_hashes: frozenset[str]
+) -> dict[tuple[str, int], tuple[list[str], str]]:
+    """The stored highlights and gist of the PRs at ``rowids`` classified under one of
+    ``profile_hashes`` (by this code): what ``classify`` may re-use instead of recomputing."""
+    out: dict[tuple[str, int], tuple[list[str], str]] = {}
+    if not profile_hashes:
+        return out
+    for i in range(0, len(rowids), _ROWIDS_PER_QUERY):
+        chunk = rowids[i : i + _ROWIDS_PER_QUERY]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT repo, number, profile_hash, highlights, gist FROM prs WHERE rowid IN ({marks})", chunk
+        )
+        for repo, number, profile_hash, found, summary in rows:
+            if profile_hash in profile_hashes:
+                out[(repo, number)] = (_list(found), summary)
+    return out
 
 
 def read_prs(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[PullRequest]:
@@ -475,6 +564,7 @@ class PRStore:
             write.append(row)
             tags += _tag_rows(pr, cls)
         conn.executemany("UPDATE prs SET profile_hash = ? WHERE repo = ? AND number = ?", rehash)
+        _record_codes(conn, (cls.profile_hash for _, cls in items))
         conn.executemany("DELETE FROM pr_tags WHERE repo = ? AND number = ?", retag)
         if write:
             cols = ", ".join(write[0])
@@ -541,9 +631,12 @@ class PRStore:
                     same.append((it.profile_hash, it.repo, it.number, it.profile_hash))
                     continue
                 changed.append(it)
-                touched.setdefault(it.repo, set()).add(bucket_of(stored[3]))
                 if not _same_tags(stored[1], stored[2], it.values[_MODULES], it.values[_FLAGS]):
                     retag.append(it)
+                    # the counts come from merge times (unchanged here) and tags: only a retagged
+                    # PR's bucket needs recounting (recounting every changed row's was ~85% of
+                    # the store phase when a new profile version keeps every tag)
+                    touched.setdefault(it.repo, set()).add(bucket_of(stored[3]))
             sets = ", ".join(f"{c} = ?" for c in _CLS_ROW_COLUMNS)
             conn.executemany(
                 f"UPDATE prs SET {sets}, cls_hash = ?, profile_hash = ? WHERE repo = ? AND number = ?",
@@ -561,6 +654,7 @@ class PRStore:
             conn.executemany(
                 "UPDATE prs SET profile_hash = ? WHERE repo = ? AND number = ? AND profile_hash != ?", same
             )
+            _record_codes(conn, (it.profile_hash for it in batch))
             self.refresh_aggregates(touched, titles=False)  # classifications only: titles unchanged
         return len(changed)
 

@@ -98,6 +98,75 @@ def test_a_full_reclassify_stores_what_the_code_before_it_stored(demo_db: Path) 
     store.db.conn.close()
 
 
+def _counts(store: PRStore) -> list[tuple[object, ...]]:
+    """The stored module, flag and merged counts (not title topics, which a reclassify keeps)."""
+    return store.db.execute(
+        "SELECT repo, key, bucket, n FROM pr_aggregates WHERE key NOT LIKE 'title:%' ORDER BY 1, 2, 3"
+    ).fetchall()
+
+
+def test_a_reclassify_recounts_the_buckets_whose_tags_changed_and_only_those(
+    demo_db: Path, profile: Profile, tmp_path: Path
+) -> None:
+    """Only a retagged PR's quarter-hour is recounted; the counts then equal a recount of every
+    bucket from the rows — after tags changed (another profile) and after they did not (a new
+    version string: every row rewritten, no tag touched, no aggregate statement run)."""
+    from storage.aggregates import refresh_aggregates
+
+    store = PRStore(connect(demo_db))
+    bumped_path = tmp_path / profile.source.name
+    text = profile.source.read_text(encoding="utf-8")
+    bumped_path.write_text(text.replace(f'version = "{profile.version}"', 'version = "bumped"', 1), "utf-8")
+    bumped = load_profile(bumped_path)
+    assert bumped.version == "bumped"
+    for prof in (load_profile("generic"), profile, bumped):
+        before = _counts(store)
+        statements = _statements(store)
+        result = reclassify(store, prof, workers=1, batch=200)
+        store.db.conn.set_trace_callback(None)
+        assert result.changed == 1247
+        recounts = [s for s in statements if s.startswith("INSERT INTO pr_aggregates")]
+        kept = _counts(store)
+        with store.db.conn:
+            refresh_aggregates(store.db, "vllm-project/vllm")  # every bucket, from the rows
+        assert kept == _counts(store), prof.version
+        if prof is bumped:
+            assert kept == before and recounts == [], "no tag changed: nothing recounted"
+        else:
+            assert kept != before and recounts, "tags changed: their buckets recounted"
+    store.db.conn.close()
+
+
+def test_a_reclassify_reuses_the_gist_and_highlights_this_code_made(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo cache was classified by this code (under vllm): another profile's reclassify takes
+    each row's stored gist and highlights instead of recomputing them; rows made by other code
+    (here: no record of the code) are recomputed. Same results either way (see the test above)."""
+    import classify.engine as engine
+
+    calls = 0
+    real = engine.highlights
+
+    def counted(*args: object, **kwargs: object) -> list[str]:
+        nonlocal calls
+        calls += 1
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "highlights", counted)
+    store = PRStore(connect(demo_db))
+    reclassify(store, load_profile("generic"), workers=1, batch=200)
+    assert calls == 0
+    reused = _snapshot(demo_db)
+    reclassify(store, load_profile(), workers=1, batch=200)
+    assert calls == 0, "the generic run recorded its code: the rows are re-used again"
+    store.db.execute("DELETE FROM classifier_codes")
+    reclassify(store, load_profile("generic"), workers=1, batch=200)
+    assert calls == 1247, "without a record of the code every row is recomputed"
+    assert _snapshot(demo_db) == reused
+    store.db.conn.close()
+
+
 def test_reclassify_after_an_import_reaches_the_same_rows(demo_db: Path, profile: Profile) -> None:
     before = _snapshot(demo_db)
     store = PRStore(connect(demo_db))

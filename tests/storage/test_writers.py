@@ -219,6 +219,8 @@ def test_an_older_cache_is_migrated_then_ok(tmp_path: Path) -> None:
         "0006_profile_hash",
         "0007_subscriptions_and_deliveries",
         "0008_aggregates",
+        "0009_fts_built_after_a_first_import",
+        "0010_classifier_codes",
     )
     assert schema_status(connect(path)).ok
 

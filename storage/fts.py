@@ -1,0 +1,123 @@
+"""The full-text index during a first import: built once at the end instead of row by row.
+
+``prs_fts`` indexes each PR's title and cleaned body through three triggers on ``prs``. Filling an
+empty cache through them costs an index update per row; FTS5 builds the same index from the
+finished table in one ``rebuild`` for a fraction of that. So a first import (``import``, ``demo``,
+``sync --git`` into an empty cache) writes a row into ``fts_deferred`` — the triggers do nothing
+while it is there (their ``WHEN`` clause, migration 0009) — and at its end rebuilds the index and
+deletes the row, in one transaction. The schema never changes on the way (readers keep working;
+a search during the import just does not see the new PRs yet).
+
+Crash safety: the row names the process that wrote it (pid and host). If that process dies
+(``kill -9``, a power cut) the row stays, and the next ``connect`` that may write the cache finds
+its owner gone and rebuilds the index then (``repair``). An interrupted import therefore never
+leaves the index missing or stale for longer than that; while the importer lives, other writers'
+rows are left to its closing rebuild, which covers every row whoever wrote it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+REBUILD = "INSERT INTO prs_fts (prs_fts) VALUES ('rebuild')"
+# deferrals begun by this process and not finished yet: a row naming our own pid is only ours if
+# one is open (in a container every run may be pid 1, so a dead importer's pid can be ours)
+_OPEN = 0
+
+
+def _host() -> str:
+    import socket  # only when an import begins or a row is found: not on every open
+
+    return socket.gethostname()
+
+
+def _owner_alive(pid: int, host: str) -> bool:
+    """Whether the process that deferred the index may still be running (on another host: assume so)."""
+    if host != _host():
+        return True
+    if pid == os.getpid():
+        return _OPEN > 0
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def begin(db: sqlite_utils.Database) -> bool:
+    """Defer the index if the cache holds no PR yet (a first import); returns whether it did.
+
+    Call inside no transaction: it takes the write lock itself, so two importers starting on one
+    empty cache cannot both see it empty.
+    """
+    from storage.db import write_transaction
+
+    with write_transaction(db):
+        if db.execute("SELECT 1 FROM prs LIMIT 1").fetchone() is not None:
+            return False
+        if db.execute("SELECT 1 FROM fts_deferred LIMIT 1").fetchone() is not None:
+            return False  # another importer is filling it (or died: ``repair`` sees to that)
+        db.execute("INSERT INTO fts_deferred (pid, host) VALUES (?, ?)", (os.getpid(), _host()))
+    global _OPEN
+    _OPEN += 1
+    return True
+
+
+def finish(db: sqlite_utils.Database) -> None:
+    """Build the index from every row and let the triggers keep it again (one transaction). Should
+    that fail, the row stays and is no longer this process's: the next ``repair`` builds it."""
+    from storage.db import write_transaction
+
+    global _OPEN
+    try:
+        with write_transaction(db):
+            db.execute(REBUILD)
+            db.execute("DELETE FROM fts_deferred")
+    finally:
+        _OPEN = max(0, _OPEN - 1)
+
+
+def deferred(db: sqlite_utils.Database) -> bool:
+    return db.execute("SELECT 1 FROM fts_deferred LIMIT 1").fetchone() is not None
+
+
+def repair(db: sqlite_utils.Database) -> bool:
+    """Rebuild the index left behind by an importer that died while it was deferred; returns
+    whether it did (a live importer's deferral is left alone)."""
+    rows = db.execute("SELECT pid, host FROM fts_deferred").fetchall()
+    if not rows or any(_owner_alive(pid, host) for pid, host in rows):
+        return False
+    from storage.db import write_transaction
+
+    with write_transaction(db):
+        rows_now = db.execute("SELECT pid, host FROM fts_deferred").fetchall()
+        if not rows_now or any(_owner_alive(pid, host) for pid, host in rows_now):
+            return False  # finished, or taken over, while we waited for the lock
+        db.execute(REBUILD)
+        db.execute("DELETE FROM fts_deferred")
+    return True
+
+
+@contextmanager
+def built_after_a_first_import(db: sqlite_utils.Database) -> Iterator[bool]:
+    """Around an import: defer the index if the cache is empty (yields whether it did), and build
+    it at the end — also when the import fails or is interrupted (Ctrl-C), for the batches it
+    stored. Should that closing build fail too, the row stays and the next ``connect`` repairs."""
+    started = begin(db)
+    try:
+        yield started
+    except BaseException:
+        if started:
+            with suppress(Exception):
+                finish(db)
+        raise
+    if started:
+        finish(db)
