@@ -382,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         default=None,
-        help='time only these commands, names as printed separated by commas without a space (e.g. '
+        help="time only these commands, names as printed separated by commas without a space (e.g. "
         '"risks core-path,search WORDS,digest YYYY-Www, no cache")',
     )
     args = parser.parse_args(argv)
