@@ -382,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         default=None,
-        help='time only these commands, comma-separated names as printed (e.g. "risks core-path,search WORDS")',
+        help="time only these commands, names as printed separated by commas without a space (e.g. "
+        '"risks core-path,search WORDS,digest YYYY-Www, no cache")',
     )
     args = parser.parse_args(argv)
     path: Path = args.db or Path(tempfile.gettempdir()) / f"prdigest-bench-{args.prs}.db"
@@ -406,7 +407,8 @@ def main(argv: list[str] | None = None) -> int:
         settle_heap()
     latencies = []
     slow: dict[str, str] = {}
-    only = set(args.only.split(",")) if args.only else None
+    # a comma followed by a space is part of a name ("digest YYYY-Www, no cache")
+    only = set(re.split(r",(?! )", args.only)) if args.only else None
     cold = Case("pr NUMBER, cold", "pr", lambda r: (str(r.choice(numbers)),), warm=False)
     if (only is None or cold.name in only) and evict_from_os_cache(path):
         print("timing pr with the cache file out of the OS page cache …", file=sys.stderr, flush=True)

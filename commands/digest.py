@@ -53,7 +53,7 @@ def run(
         reply.sections = []
     if note is not None:
         reply.blocks.insert(0, note)
-        reply.data["profile_note"] = note.text
+        reply.data_source.update({"profile_note": note.text})  # keeps the JSON form deferred
     return reply
 
 

@@ -14,7 +14,7 @@ copies one with changes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -157,7 +157,59 @@ class NotCached:
     number: int
 
 
-@dataclass(slots=True, kw_only=True)
+class ReplyData:
+    """A reply's JSON form, or how to build it the first time someone reads it.
+
+    A digest's JSON form lists every PR of the period and costs a quarter of composing it, yet the
+    text, Markdown, Slack and Discord renderers never look at it: the digest hands over a builder
+    instead of the dict, and the first read (the JSON renderer, the chart) runs it once. Copies of
+    a reply (``dataclasses.replace``) share this holder, as they shared the dict before, so the
+    dict is built at most once and a change made through one copy is seen by all.
+    """
+
+    __slots__ = ("_build", "_value")
+
+    def __init__(
+        self, value: dict[str, Any] | None = None, build: Callable[[], dict[str, Any]] | None = None
+    ) -> None:
+        self._value = value
+        self._build = build
+
+    @property
+    def built(self) -> bool:
+        return self._value is not None
+
+    def get(self) -> dict[str, Any]:
+        if self._value is None:
+            build, self._build = self._build, None
+            self._value = build() if build is not None else {}
+        return self._value
+
+    def update(self, items: Mapping[str, Any]) -> None:
+        """Add keys at the end of the dict, now if it is built, else right after it is built."""
+        if self._value is not None or self._build is None:
+            self.get().update(items)
+            return
+        build = self._build
+        extra = dict(items)
+
+        def build_more() -> dict[str, Any]:
+            out = build()
+            out.update(extra)
+            return out
+
+        self._build = build_more
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ReplyData) and self.get() == other.get()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dict it stands for
+
+    def __repr__(self) -> str:
+        return repr(self.get())
+
+
+@dataclass(slots=True, kw_only=True, init=False)
 class Reply:
     """A command's answer. ``data`` is the stable JSON form; the blocks are what people read.
 
@@ -168,18 +220,62 @@ class Reply:
     asked about a PR the cache does not hold. ``delivery_key`` marks a scheduled delivery: posters
     write it where a later attempt can find it (Slack: message metadata; Discord: the footer), so
     a crash between posting and recording never leads to a second post.
+
+    ``data`` is either given (``data=``) or built on first read (``data_factory=``: see
+    ``ReplyData``); readers see the same dict either way.
     """
 
     command: str
-    status: Status = "ok"
-    lang: Lang = "en"
-    title: str = ""
-    blocks: list[Block] = field(default_factory=list)
-    sections: list[Section] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
-    files: list[Attachment] = field(default_factory=list)
-    not_cached: NotCached | None = None
-    delivery_key: str | None = None
+    status: Status
+    lang: Lang
+    title: str
+    blocks: list[Block]
+    sections: list[Section]
+    files: list[Attachment]
+    not_cached: NotCached | None
+    delivery_key: str | None
+    data_source: ReplyData
+
+    def __init__(
+        self,
+        *,
+        command: str,
+        status: Status = "ok",
+        lang: Lang = "en",
+        title: str = "",
+        blocks: list[Block] | None = None,
+        sections: list[Section] | None = None,
+        data: dict[str, Any] | None = None,
+        files: list[Attachment] | None = None,
+        not_cached: NotCached | None = None,
+        delivery_key: str | None = None,
+        data_factory: Callable[[], dict[str, Any]] | None = None,
+        data_source: ReplyData | None = None,
+    ) -> None:
+        if data is not None and data_factory is not None:
+            raise TypeError("Reply: give data or data_factory, not both")
+        self.command = command
+        self.status = status
+        self.lang = lang
+        self.title = title
+        self.blocks = [] if blocks is None else blocks
+        self.sections = [] if sections is None else sections
+        self.files = [] if files is None else files
+        self.not_cached = not_cached
+        self.delivery_key = delivery_key
+        # ``data``/``data_factory`` win over ``data_source``: ``replace(reply, data=…)`` passes both
+        if data_source is None or data is not None or data_factory is not None:
+            data_source = ReplyData(data, data_factory)
+        self.data_source = data_source
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The JSON form (built now if the command deferred it)."""
+        return self.data_source.get()
+
+    @data.setter
+    def data(self, value: dict[str, Any]) -> None:
+        self.data_source = ReplyData(value)
 
     @property
     def ok(self) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from zoneinfo import ZoneInfo
 
 from commands import params as P
@@ -39,9 +38,10 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
     lang = inv.lang
     item = ctx.store.get(repo, number.number)
     if item is None:
-        missing = Reply.not_found("pr", t(lang, "pr.not_cached", number=number.number, repo=repo))
-        return replace(
-            missing,
+        return Reply(
+            command="pr",
+            status="not_found",
+            title=t(lang, "pr.not_cached", number=number.number, repo=repo),
             data={"error": "not cached", "number": number.number, "repo": repo},
             not_cached=NotCached(repo=repo, number=number.number),
         )

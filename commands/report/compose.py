@@ -13,6 +13,7 @@ Rules the text keeps, so a team lead can post it unedited:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from classify.models import FLAG_KINDS, FlagKind
@@ -24,7 +25,7 @@ from commands.locale.evidence import evidence_items
 from commands.locale.words import avg_text, change_words, count, join_list, tn
 from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply, Section, Table
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
-from commands.report.recommend import LabelFn, recommendations
+from commands.report.recommend import LabelFn, Recommendation, recommendations
 from commands.report.stats import DigestStats, module_tally
 from commands.report.themes import Theme, clean_title, kind_counts
 from commands.report.trends import Trend, module_trends, movers
@@ -485,9 +486,24 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     ]
     (lead_heading, lead), *rest = sections
     blocks: list[Block] = [Heading(text=t(lang, lead_heading), level=2), *lead]
+    parts = [Section(title=t(lang, heading), blocks=body) for heading, body in rest]
+    # the JSON form lists every PR: built only when read (the JSON renderer, the chart)
+    build = partial(_data, stats, themes, trends, recs, profile, lang)
+    return Reply(command="digest", title=title, blocks=blocks, sections=parts, data_factory=build)
+
+
+def _data(
+    stats: DigestStats,
+    themes: list[Theme],
+    trends: list[Trend],
+    recs: list[Recommendation],
+    profile: Profile,
+    lang: str,
+) -> dict[str, Any]:
+    """The digest's stable JSON form: the numbers, themes, risks and every PR of the period."""
     module_counts = stats.module_counts()
     ranked = stats.ranked()
-    data: dict[str, Any] = {
+    return {
         "repo": stats.repo,
         "period": stats.period.as_dict(),
         "modules_filter": list(stats.modules_filter),
@@ -553,5 +569,3 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
             for s in stats.prs
         ],
     }
-    parts = [Section(title=t(lang, heading), blocks=body) for heading, body in rest]
-    return Reply(command="digest", title=title, blocks=blocks, sections=parts, data=data)

@@ -74,7 +74,11 @@ def test_refuses_to_reuse_a_cache_of_another_size(tmp_path: Path) -> None:
 def test_only_times_the_named_commands_and_reports_their_cpu_time(tmp_path: Path) -> None:
     db, results = tmp_path / "bench.db", tmp_path / "results.json"
     argv = ["--prs", "300", "--db", str(db), "--repeat", "3", "--results", str(results), "--skip-reclassify"]
-    assert run.main([*argv, "--only", "risks core-path,search WORDS"]) == 0
+    assert run.main([*argv, "--only", "risks core-path,search WORDS,digest YYYY-Www, no cache"]) == 0
     rows = json.loads(results.read_text())["latency"]
-    assert [row["command"] for row in rows] == ["risks core-path", "search WORDS"]
+    assert [row["command"] for row in rows] == [
+        "digest YYYY-Www, no cache",
+        "risks core-path",
+        "search WORDS",
+    ]
     assert all(row["cpu_p50_ms"] > 0 for row in rows)
