@@ -180,10 +180,14 @@ class ReplyData:
         return self._value is not None
 
     def get(self) -> dict[str, Any]:
-        if self._value is None:
-            build, self._build = self._build, None
-            self._value = build() if build is not None else {}
-        return self._value
+        value = self._value
+        if value is None:
+            # The builder is dropped only once its dict is stored: a second thread reading meanwhile
+            # builds the same dict again rather than finding neither (and answering ``{}``).
+            build = self._build
+            value = build() if build is not None else {}
+            self._value, self._build = value, None
+        return value
 
     def update(self, items: Mapping[str, Any]) -> None:
         """Add keys at the end of the dict, now if it is built, else right after it is built."""

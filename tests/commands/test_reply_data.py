@@ -50,3 +50,20 @@ def test_replace_with_new_data_replaces_the_deferred_form() -> None:
     reply = Reply(command="digest", data_factory=lambda: {"old": True})
     assert replace(reply, data={"new": True}).data == {"new": True} and not reply.data_source.built
     assert Reply(command="x").data == {}
+
+
+def test_a_reader_arriving_while_the_form_is_built_gets_it_not_an_empty_dict() -> None:
+    """Another thread may read the reply while the first read is still building (simulated here by
+    a read from inside the builder): it must get the dict, not ``{}``."""
+    seen: list[dict[str, object]] = []
+    calls: list[int] = []
+
+    def build() -> dict[str, object]:
+        calls.append(1)
+        if len(calls) == 1:  # the first build is "interrupted" by a second reader
+            seen.append(holder.get())
+        return {"counts": {"merged": 3}}
+
+    holder = ReplyData(build=build)
+    assert holder.get() == {"counts": {"merged": 3}}
+    assert seen == [{"counts": {"merged": 3}}]
