@@ -420,13 +420,25 @@ def cli() -> None:
 @click.option("--lang", type=click.Choice(["en", "zh"]), default=None)
 def demo(db: Path, fmt: str, lang: str | None) -> None:
     """Load the bundled vLLM-like demo history and print the digest of its latest full week."""
-    from bot.demo import demo_data_path
+    from bot.demo import demo_data_path, leftovers
     from bot.ingest import RecordError, import_file
     from commands.period import week_of
     from storage.db import close
 
     settings = _settings()
     profile = _profile(settings)
+    found = leftovers(db) if db.exists() else None
+    if found is not None and not found.demo_only:
+        raise UserError(
+            f"{db} holds {found.prs} PRs that are not the bundled demo's (a real cache?); the demo does not "
+            "mix its fictional PRs into them: pass --db with a new file"
+        )
+    if found is not None:  # an older prdigest's demo: its PRs were renumbered since
+        aside = _move_aside(db)
+        click.echo(
+            f"demo: {db} held {found.prs} PRs the bundled demo no longer has (an older demo); moved it to {aside}",
+            err=True,
+        )
     store = _store(db, create=True, settings=settings, profile=profile)
     try:
         result = import_file(store, profile, demo_data_path())
@@ -446,11 +458,27 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
         if span[1].astimezone(zone).isoweekday() == 7
         else week_of(last.start - (last.end - last.start), zone)
     )
-    click.echo(f"demo: {total} PRs in {db} ({counts.new} new, {counts.unchanged} unchanged)", err=True)
+    click.echo(
+        f"demo: {total} PRs in {db} ({counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged)",
+        err=True,
+    )
     reply = run_command("digest", (week.label,), db=db, lang=lang, options={"repo": repo})
     code = emit(reply, fmt)
     click.echo(f"next: prdigest risks core-path {week.label} --db {db}   ·   prdigest help", err=True)
     sys.exit(code)
+
+
+def _move_aside(db: Path) -> Path:
+    """Rename a cache and its WAL files to ``NAME.YYYYmmdd-HHMMSS.bak`` beside it: kept, not deleted."""
+    from datetime import datetime
+
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    aside = db.with_name(f"{db.name}.{stamp}.bak")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(f"{db}{suffix}")
+        if src.exists():
+            src.rename(Path(f"{aside}{suffix}"))
+    return aside
 
 
 @cli.command("import")

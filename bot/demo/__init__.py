@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -31,3 +32,43 @@ def demo_records() -> Iterator[dict[str, Any]]:
         for line in fh:
             if line.strip():
                 yield json.loads(line)
+
+
+def bundle_keys() -> frozenset[tuple[str, int, str]]:
+    """Every bundled PR as (repository, number, title): what a cache made by this demo holds."""
+    return frozenset((r["repo"], int(r["number"]), r["title"]) for r in demo_records())
+
+
+@dataclass(frozen=True)
+class Leftovers:
+    """What a cache at the demo's path holds beyond the bundled PRs (see ``leftovers``)."""
+
+    prs: int  # PRs that are not the bundle's (another number, title or repository)
+    demo_only: bool  # nothing but the demo repository's PRs, never synced: an older demo's cache
+
+
+def leftovers(path: Path) -> Leftovers | None:
+    """The PRs a cache holds that the bundled demo does not — an older prdigest's demo (its PRs were
+    renumbered since) or a real cache passed as ``--db``; None when there are none or the file is
+    no readable cache (the store reports that when it opens it).
+
+    Read only, before the demo writes: the demo must neither mix its fictional PRs into a real
+    cache nor print a week in which an older demo's PRs are counted twice."""
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        rows = conn.execute("SELECT repo, number, title FROM prs").fetchall()
+        synced = conn.execute("SELECT 1 FROM sync_state LIMIT 1").fetchone() is not None
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    keys = bundle_keys()
+    extra = [row for row in rows if (row[0], row[1], row[2]) not in keys]
+    if not extra:
+        return None
+    return Leftovers(len(extra), not synced and {row[0] for row in rows} <= {DEMO_REPO})

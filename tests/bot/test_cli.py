@@ -45,6 +45,49 @@ def test_demo_prints_the_latest_full_week(tmp_path: Path) -> None:
     assert json.loads(again.stdout)["counts"]["merged"] >= 150
 
 
+def _demo_digest(cwd: Path) -> dict[str, object]:
+    result = cli("demo", "--format", "json", cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_an_older_demos_cache_is_moved_aside_not_counted_twice(tmp_path: Path) -> None:
+    """An upgrade renumbered the bundled PRs: the older demo's rows must not join the new ones in
+    the digest (the week counted twice), and its file is kept, not deleted."""
+    fresh = _demo_digest(tmp_path)
+    with sqlite3.connect(tmp_path / "prdigest-demo.db") as conn:  # what an older bundle left: other numbers
+        conn.execute("UPDATE prs SET number = number + 100000 WHERE number % 2 = 0")
+    result = cli("demo", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "moved it to prdigest-demo.db." in result.stderr
+    assert json.loads(result.stdout)["counts"] == fresh["counts"]
+    kept = [p for p in tmp_path.iterdir() if p.name.endswith(".bak")]
+    assert len(kept) == 1
+    with sqlite3.connect(kept[0]) as conn:
+        assert conn.execute("SELECT count(*) FROM prs WHERE number > 100000").fetchone()[0] > 0
+
+
+def test_the_demo_refuses_to_mix_its_prs_into_a_real_cache(tmp_path: Path) -> None:
+    record = {
+        "repo": "acme/widgets",
+        "number": 7,
+        "title": "Add a widget",
+        "author": "dev",
+        "created_at": "2026-05-01T10:00:00Z",
+        "merged_at": "2026-05-02T10:00:00Z",
+        "files": [{"path": "src/widget.py", "additions": 10, "deletions": 0}],
+    }
+    records = tmp_path / "real.jsonl"
+    records.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert cli("import", str(records), "--db", "real.db", cwd=tmp_path).returncode == 0
+    before = (tmp_path / "real.db").read_bytes()
+    assert_one_line_usage(
+        cli("demo", "--db", "real.db", cwd=tmp_path), "real.db", "not the bundled demo", "--db"
+    )
+    assert (tmp_path / "real.db").read_bytes() == before
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".bak")]
+
+
 def test_commands_on_the_demo_cache(demo_db: Path) -> None:
     db = str(demo_db)
     risks = cli("risks", "core-path", "2026-W19", "--db", db, "--format", "json")
