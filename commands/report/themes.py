@@ -41,8 +41,9 @@ Every step works from the period's own data and the profile's vocabulary:
 5. **Name.** The tag, module or words that cover most of the theme, as written; a short tag is
    spelt out when the theme's own words or files show what it abbreviates (``EM`` → "External
    Memory"); a phrase takes the noun it qualifies when the theme's titles share it as widely
-   ("smooth MM" → "smooth MM objective"); a series whose titles mostly start with the same action
-   says so ("AutoWeightsLoader migration", "type hint fixes"). A module theme takes the profile's
+   ("smooth MM" → "smooth MM objective"); a series whose titles mostly start with the same action,
+   or mostly declare themselves refactors (``refactor: …``), says so ("AutoWeightsLoader
+   migration", "type hint fixes", "run refactoring"). A module theme takes the profile's
    labels (English and Chinese). A name is a subject, never a verb of change (stopwords, see
    ``classify.topics.CHANGE_VERBS``) nor a word of the repository's ordinary vocabulary
    (``_ordinary``: "run", "file", "version" — a story it seeds takes the best subject covering it,
@@ -107,6 +108,7 @@ HEAD_WORDS = 2  # a compound's head noun comes within this many topic words afte
 # how far each kind of topic is trusted to be a story (a tag is the author's own word for it)
 TRUST = {"tag": 1.0, "module": 0.9, "name": 0.8, "phrase": 0.8, "word": 0.45}
 # what a title's leading verb makes of a series: "Migrate X to Y" ×5 is a migration
+DECLARED_REFACTOR = frozenset({"refactor", "refactoring"})  # conventional-commit types
 ACTIONS = ("migrate", "port", "tune", "deprecate", "remove", "refactor", "optimize", "fix")
 
 
@@ -1202,15 +1204,35 @@ def _spelt_out(
 
 
 def _action(prs: Sequence[StoredPR]) -> str | None:
-    verbs = Counter(leading_verb(s.pr.title) for s in prs)
-    verb, n = verbs.most_common(1)[0] if verbs else (None, 0)
-    if verb is None or n < MIN_PRS or n < ACTION_SHARE * len(prs):
+    """The action a series' titles mostly share (``ACTION_SHARE``, ``MIN_PRS`` at least): said by
+    their leading verb ("Migrate X to Y") or, when that names none, declared by the conventional-commit
+    type when it is a refactor ("refactor: require run in …" → "run refactoring")."""
+    actions = Counter(_title_action(s.pr.title) for s in prs)
+    action, n = actions.most_common(1)[0] if actions else (None, 0)
+    if action is None or n < MIN_PRS or n < ACTION_SHARE * len(prs):
+        return None
+    return action
+
+
+def _as_action(verb: str | None) -> str | None:
+    if verb is None:
         return None
     stemmed = verb.removesuffix("s").removesuffix("e")
     for action in ACTIONS:
         if action.removesuffix("e") == stemmed or verb in (action, action + "s", action + "d", action + "ed"):
             return action
     return None
+
+
+@functools.lru_cache(maxsize=FEATURE_CACHE)
+def _title_action(title: str) -> str | None:
+    said = _as_action(leading_verb(title))
+    if said is not None:
+        return said
+    # a declared "fix:" or "perf:" is the change's kind, which the theme's sentence counts; a
+    # declared refactor is the series' story ("a refactor in N parts")
+    prefix = parse_title(title).prefix
+    return "refactor" if prefix and prefix.lower() in DECLARED_REFACTOR else None
 
 
 def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePart]:

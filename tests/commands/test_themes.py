@@ -596,3 +596,24 @@ def test_a_phrases_head_is_a_nearby_noun_of_different_titles(generic: Profile) -
     ]
     themes = find_themes([*story, *filler(30)], generic)
     assert [th.title for th in themes if numbers(th) == {s.pr.number for s in story}] == ["zeta login"]
+
+
+def test_a_declared_refactor_series_is_named_a_refactoring_but_a_declared_fix_only_counted(
+    generic: Profile,
+) -> None:
+    """A series of "refactor: require run in …" ×4 is a run refactoring (the verbs differ, the declared type
+    does not); "fix: …" ×4 is a kind of change the theme's sentence counts, not the story's name."""
+    refactors = [
+        spr(f"refactor: {verb} zqrun in publish_{w}")
+        for verb, w in zip(("require", "create", "pass", "drop"), "abcd", strict=True)
+    ]
+    fixes = [
+        spr(f"fix: {verb} zqlogin for {w}", kind="bugfix")
+        for verb, w in zip(("handle", "check", "allow", "keep"), "efgh", strict=True)
+    ]
+    themes = find_themes([*refactors, *fixes, *filler(30)], generic)
+    named = {th.title: numbers(th) for th in themes}
+    assert named.get("zqrun refactoring") == {s.pr.number for s in refactors}, named
+    assert named.get("zqlogin") == {s.pr.number for s in fixes}, named
+    zh = [th.label("zh") for th in themes if th.title == "zqrun refactoring"]
+    assert zh == ["zqrun 重构"], zh
