@@ -54,6 +54,16 @@ def flags(cls: Classification) -> dict[str, list[str]]:
             "refactor",
         ),
         ("[New Model] Add FooLM", ["models"], "model"),
+        ("[Spec Decode] Add the Cohere EAGLE draft model", ["spec-decode", "cohere"], "model"),
+        ("Support the FooLM model", ["misc"], "model"),
+        # the engine's model runner is no new model
+        ("[Model Runner V2] Support LoRA in Model Runner V2", ["model-runner", "lora"], "feature"),
+        (
+            "[MRV2][3/N] Support structured outputs in Model Runner V2",
+            ["model-runner", "structured-output"],
+            "feature",
+        ),
+        ("Add a fast path to the model loader", ["model-loading"], "feature"),
         ("[Kernel][MoE] Tune fused MoE configs", ["kernel", "moe"], "perf"),
         ("[Misc] Tidy imports", ["misc"], "other"),
         ("[Perf] Faster sampler", ["performance", "sampling"], "perf"),
