@@ -273,3 +273,23 @@ def test_keep_merged_waits_for_the_writers_transaction_and_a_deferred_index(tmp_
     with write_transaction(store.db):
         store.db.execute("INSERT INTO fts_deferred (pid, host) VALUES (?, ?)", (1, "elsewhere"))
     assert fts.keep_merged(store.db) == 0, "a first import elsewhere rebuilds the index at its end"
+
+
+def test_a_merge_that_cannot_take_the_lock_leaves_the_index_valid_and_raises_nothing(
+    demo_db: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = PRStore(connect(demo_db, lock_timeout=0.05))
+    for n in range(12):
+        _small_write(store, n)
+    answers = _answers(store)
+    other = sqlite3.connect(demo_db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the lock past our timeout
+    try:
+        assert fts.keep_merged(store.db) == 0
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert "left unmerged" in caplog.text
+    assert fts.segments(store.db) > fts.MAX_SEGMENTS and _index_ok(store.db.conn)
+    assert fts.keep_merged(store.db) > 0 and fts.segments(store.db) == 1
+    assert _answers(store) == answers
