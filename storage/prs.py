@@ -455,9 +455,11 @@ _SEARCH_COLUMNS = "repo, number, title, author, url, merged_at, modules, flags, 
 
 
 # ``search`` in a cache of one repository: the newest ``?`` matches ranked (``hits``), the best
-# ``?`` of them (``page``), and each page row with the size of the pool in front.
+# ``?`` of them (``page``), and each page row with the size of the pool in front. ``hits`` is read
+# twice, so SQLite ≥ 3.35 computes it once (no ``MATERIALIZED`` keyword: older versions reject it;
+# they run the ranking twice, with the same answer).
 _SEARCH_ONE_REPO = (
-    "WITH hits AS MATERIALIZED (SELECT bm25(prs_fts, 3.0, 1.0) AS rank, rowid AS id FROM prs_fts "
+    "WITH hits AS (SELECT bm25(prs_fts, 3.0, 1.0) AS rank, rowid AS id FROM prs_fts "
     "WHERE prs_fts MATCH ? ORDER BY rowid DESC LIMIT ?), "
     "page AS (SELECT rank, id FROM hits ORDER BY rank, id DESC LIMIT ?) "
     "SELECT (SELECT count(*) FROM hits), "
