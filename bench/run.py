@@ -4,9 +4,9 @@
 
 1. Build (or reuse) the cache: ``bench.generate.generate_history`` → classify with the default
    profile → ``PRStore.upsert``, the way ``prdigest import`` fills an empty cache: the full-text
-   index built once at the end (``storage.fts.built_after_a_first_import``), so it is one segment,
-   as a user's cache is after its first import and after every later sync or import (they end
-   with ``storage.fts.keep_merged``). A reused cache whose index has more segments than a write
+   index built once at the end and merged (``storage.fts.built_after_a_first_import``), so it is
+   one segment, as a user's cache is after its first import and after every later sync or import
+   (they end with ``storage.fts.keep_merged``). A reused cache whose index has more segments than a write
    would leave (one built by an older benchmark, in 200 batches) is merged first, and the run says
    so. The database goes to /tmp unless ``--db`` says otherwise.
 2. Time ``pr`` on random PRs with the cache file evicted from the OS page cache (first touches

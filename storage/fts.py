@@ -134,7 +134,7 @@ def built_after_a_first_import(db: sqlite_utils.Database) -> Iterator[bool]:
     """Around an import: defer the index if the cache is empty (yields whether it did), and build
     it at the end — also when the import fails or is interrupted (Ctrl-C), for the batches it
     stored. Should that closing build fail too, the row stays and the next ``connect`` repairs.
-    An import into a cache that held PRs ends by keeping the index merged (``keep_merged``)."""
+    Every import ends by keeping the index merged (``keep_merged``)."""
     started = begin(db)
     try:
         yield started
@@ -145,8 +145,9 @@ def built_after_a_first_import(db: sqlite_utils.Database) -> Iterator[bool]:
         raise
     if started:
         finish(db)
-    else:
-        keep_merged(db)
+    # also after a first import: ``rebuild`` flushes its in-memory index every megabyte or so, and
+    # automerge leaves several segments of a large one (6 for 200,000 PRs)
+    keep_merged(db)
 
 
 def segments(db: sqlite_utils.Database) -> int:

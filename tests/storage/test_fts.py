@@ -293,3 +293,21 @@ def test_a_merge_that_cannot_take_the_lock_leaves_the_index_valid_and_raises_not
     assert fts.segments(store.db) > fts.MAX_SEGMENTS and _index_ok(store.db.conn)
     assert fts.keep_merged(store.db) > 0 and fts.segments(store.db) == 1
     assert _answers(store) == answers
+
+
+def test_a_first_import_whose_build_leaves_several_segments_ends_merged(
+    tmp_path: Path, profile: Profile
+) -> None:
+    """``rebuild`` flushes its in-memory index whenever it outgrows FTS5's ``hashsize`` (1 MB by
+    default: 6 segments for 200,000 PRs); a small one makes the demo's first import do the same."""
+    store = PRStore(connect(tmp_path / "c.db", create=True))
+    with write_transaction(store.db):
+        store.db.execute("INSERT INTO prs_fts (prs_fts, rank) VALUES ('hashsize', 4096)")
+    statements = _statements(store)
+    import_file(store, profile, demo_data_path(), batch=200)
+    store.db.conn.set_trace_callback(None)
+    rebuilt_at = statements.index(fts.REBUILD)
+    merges = [i for i, s in enumerate(statements) if "'merge'" in s]
+    assert merges and merges[0] > rebuilt_at, "the build left more than MAX_SEGMENTS; merged after it"
+    assert fts.segments(store.db) == 1
+    assert _index_ok(store.db.conn)
