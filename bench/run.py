@@ -3,7 +3,12 @@
     uv run --frozen python -m bench.run [--prs 200000] [--db PATH] [--repeat 200] [--rebuild] [--only NAMES]
 
 1. Build (or reuse) the cache: ``bench.generate.generate_history`` → classify with the default
-   profile → ``PRStore.upsert``. The database goes to /tmp unless ``--db`` says otherwise.
+   profile → ``PRStore.upsert``, the way ``prdigest import`` fills an empty cache: the full-text
+   index built once at the end and merged (``storage.fts.built_after_a_first_import``), so it is
+   one segment, as a user's cache is after its first import and after every later sync or import
+   (they end with ``storage.fts.keep_merged``). A reused cache whose index has more segments than a write
+   would leave (one built by an older benchmark, in 200 batches) is merged first, and the run says
+   so. The database goes to /tmp unless ``--db`` says otherwise.
 2. Time ``pr`` on random PRs with the cache file evicted from the OS page cache (first touches
    read the disk: what a bot sees for old PRs after a restart); informational, no target.
 3. Read the cache file once (so the OS holds it, as it does for a bot that has been answering
@@ -60,6 +65,7 @@ from commands.model import Invocation
 from commands.registry import Context, dispatch, load_all
 from commands.render_text import render_text
 from commands.title_keys import ProfileTitleKeys
+from storage import fts
 from storage.db import connect
 from storage.prs import PRStore
 
@@ -156,7 +162,8 @@ def build(path: Path, n_prs: int, profile: Profile) -> dict[str, Any]:
                 print(f"  built {done:,}/{n_prs:,} ({rate:,.0f} PRs/s)", file=sys.stderr, flush=True)
             yield pr, cls
 
-    counts = store.upsert(items(), batch=1000)
+    with fts.built_after_a_first_import(store.db):  # as `prdigest import` into an empty cache
+        counts = store.upsert(items(), batch=1000)
     total = time.perf_counter() - started
     store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.db.execute("ANALYZE")
@@ -178,6 +185,7 @@ def open_or_build(path: Path, n_prs: int, profile: Profile, rebuild: bool) -> di
             raise SystemExit(f"bench: cannot reuse {path}: {exc}; pass --rebuild or another --db") from None
         if have == n_prs:
             print(f"reusing {path} ({have:,} PRs)", file=sys.stderr)
+            _merge_like_a_write(path)
             return None
         raise SystemExit(f"bench: {path} holds {have:,} PRs, not {n_prs:,}; pass --rebuild or another --db")
     if path.exists():
@@ -187,6 +195,22 @@ def open_or_build(path: Path, n_prs: int, profile: Profile, rebuild: bool) -> di
             p.unlink(missing_ok=True)
     print(f"building {path} with {n_prs:,} PRs …", file=sys.stderr, flush=True)
     return build(path, n_prs, profile)
+
+
+def _merge_like_a_write(path: Path) -> None:
+    """Leave a reused cache's full-text index as any write leaves a user's (``fts.keep_merged``)."""
+    db = connect(path)
+    try:
+        before = fts.segments(db)
+        started = time.perf_counter()
+        if fts.keep_merged(db):
+            print(
+                f"  its full-text index had {before} segments: merged into {fts.segments(db)} "
+                f"as a sync or import now leaves it ({time.perf_counter() - started:.1f} s)",
+                file=sys.stderr,
+            )
+    finally:
+        db.conn.close()
 
 
 def _is_bench_db(path: Path) -> bool:

@@ -310,6 +310,7 @@ def sync_api(
             after = next_after
     else:
         raise gh.GitHubError(f"sync stopped after {MAX_PAGES_PER_RUN} pages without finishing")
+    fts.keep_merged(db)  # each page's commit added a segment to the full-text index
     report.complete = True
     return finish_report(report, client, requests_before, watermark)
 
@@ -336,6 +337,7 @@ def fetch_and_store(
         return None
     with sync_state.transaction(store.db):
         store.upsert([(pr, classifier(pr))])
+    # no ``fts.keep_merged`` here: someone waits for this answer; the next sync merges
     return store.get(repo, number)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from commands import params as P
 from commands.common import pr_ref, pr_tags
@@ -59,28 +60,32 @@ def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | Non
         shown_total = f"{total}+" if total >= PRStore.COUNT_CAP else str(total)
         blocks.append(Paragraph(text=t(lang, "search.count", shown=len(results), total=shown_total)))
         for s in results:
-            merged = s.pr.merged_at.strftime("%Y-%m-%d")
+            merged = s.pr.merged_at.date().isoformat()
             lines = [merged + (f" · {s.cls.gist}" if s.cls.gist else "")]
             blocks.append(PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=lines))
     title = t(lang, "search.title", query=query, repo=repo)
     if period:
         title += f" · {period.label}"
-    data = {
-        "repo": repo,
-        "query": query,
-        "period": period.as_dict() if period else None,
-        "total": total,
-        "total_capped": total >= PRStore.COUNT_CAP,
-        "prs": [
-            {
-                "number": s.pr.number,
-                "title": s.pr.title,
-                "url": s.pr.url,
-                "merged_at": s.pr.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "modules": s.cls.modules,
-                "flags": s.cls.flag_kinds,
-            }
-            for s in results
-        ],
-    }
-    return Reply(command="search", title=title, blocks=blocks, data=data)
+
+    def data() -> dict[str, Any]:
+        """The JSON form, built when first read (the text and chat renderers never read it)."""
+        return {
+            "repo": repo,
+            "query": query,
+            "period": period.as_dict() if period else None,
+            "total": total,
+            "total_capped": total >= PRStore.COUNT_CAP,
+            "prs": [
+                {
+                    "number": s.pr.number,
+                    "title": s.pr.title,
+                    "url": s.pr.url,
+                    "merged_at": s.pr.merged_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "modules": s.cls.modules,
+                    "flags": s.cls.flag_kinds,
+                }
+                for s in results
+            ],
+        }
+
+    return Reply(command="search", title=title, blocks=blocks, data_factory=data)

@@ -451,6 +451,34 @@ def _lean_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
     return StoredPR(pr=pr, cls=cls)
 
 
+_SEARCH_COLUMNS = "repo, number, title, author, url, merged_at, modules, flags, gist"
+
+
+# ``search`` in a cache of one repository: the newest ``?`` matches ranked (``hits``), the best
+# ``?`` of them (``page``), and each page row with the size of the pool in front. ``hits`` is read
+# twice, so SQLite ≥ 3.35 computes it once (no ``MATERIALIZED`` keyword: older versions reject it;
+# they run the ranking twice, with the same answer).
+_SEARCH_ONE_REPO = (
+    "WITH hits AS (SELECT bm25(prs_fts, 3.0, 1.0) AS rank, rowid AS id FROM prs_fts "
+    "WHERE prs_fts MATCH ? ORDER BY rowid DESC LIMIT ?), "
+    "page AS (SELECT rank, id FROM hits ORDER BY rank, id DESC LIMIT ?) "
+    "SELECT (SELECT count(*) FROM hits), "
+    + ", ".join("p." + c.strip() for c in _SEARCH_COLUMNS.split(","))
+    + " FROM page JOIN prs p ON p.rowid = page.id ORDER BY page.rank, page.id DESC"
+)
+
+
+def _search_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
+    """A PR as a search page shows it: identity, merge time, modules, flags and gist — nothing
+    else is read or decoded (the other fields keep their empty defaults)."""
+    repo, number, title, author, url, merged_at, modules, flags, gist = row
+    pr = _new_pr(
+        repo, number, title, "", author, None, parse_iso(merged_at), None, "", [], 0, 0, [], 0, url, "import",
+    )  # fmt: skip
+    cls = _new_cls(_list(modules), "", _flags(flags), 0.0, [], [], gist, "", "", "")
+    return StoredPR(pr=pr, cls=cls)
+
+
 _DIGEST_COLUMNS = "number, title, author, url, merged_at, additions, deletions, modules, kind, flags, score, highlights, gist"
 
 
@@ -955,13 +983,16 @@ class PRStore:
 
         Without a period, the best matches among the newest ``SEARCH_POOL`` matching PRs are
         returned: ranking every match of a common word in a 200,000-PR cache costs ~70 ms, the
-        newest thousand ~5 ms, and a reader searching a PR cache wants recent PRs. The same pass
+        newest thousand ~1.2 ms, and a reader searching a PR cache wants recent PRs. The same pass
         counts the matches, so only a cache shared by several repositories needs a second query.
         With a period, all matches inside it are ranked. Returns the page and the number of
-        matches (counted up to ``COUNT_CAP``).
+        matches (counted up to ``COUNT_CAP``). The PRs carry what a search shows (``_SEARCH_COLUMNS``).
+
+        Order: best rank (``bm25``, the title weighing three times the description) first and,
+        among equal ranks, the PR stored later (rowid order ≈ merge order) first.
         """
-        cols = ", ".join("p." + c.strip() for c in _LIGHT_COLUMNS.split(","))
         if start is not None and end is not None:
+            cols = ", ".join("p." + c.strip() for c in _SEARCH_COLUMNS.split(","))
             cur = self.db.execute(
                 f"SELECT {cols} FROM prs_fts JOIN prs p ON p.rowid = prs_fts.rowid "
                 "WHERE prs_fts MATCH ? AND prs_fts.rowid IN "
@@ -970,30 +1001,25 @@ class PRStore:
                 (match, repo, iso(start), iso(end)),
             )
             rows = cur.fetchall()
-            return [_light_row_to_stored(row) for row in rows[:limit]], len(rows)
-        # One pass over the newest matches gives both the ranking and (usually) the count. When
-        # the cache holds only this repository no row of ``prs`` is read until the page itself.
-        # Hits are (rank, -rowid): compared as tuples, best rank first and, among equal ranks, the
-        # PR stored later (rowid order ≈ merge order) first.
+            return [_search_row_to_stored(row) for row in rows[:limit]], len(rows)
         if self.repos() == [repo]:
-            pool = self.db.execute(
-                "SELECT bm25(prs_fts, 3.0, 1.0), -rowid FROM prs_fts WHERE prs_fts MATCH ? "
-                "ORDER BY rowid DESC LIMIT ?",
-                (match, self.SEARCH_POOL),
-            ).fetchall()
-            mine = pool
-        else:
-            shared = self.db.execute(
-                "SELECT hits.rank, -hits.rowid, p.repo = ? FROM (SELECT rowid, "
-                "bm25(prs_fts, 3.0, 1.0) AS rank FROM prs_fts WHERE prs_fts MATCH ? ORDER BY rowid DESC "
-                "LIMIT ?) AS hits JOIN prs p ON p.rowid = hits.rowid",
-                (repo, match, self.SEARCH_POOL),
-            ).fetchall()
-            pool = [(rank, neg) for rank, neg, _ in shared]
-            mine = [(rank, neg) for rank, neg, ours in shared if ours]
-        if len(pool) < self.SEARCH_POOL or len(mine) == len(pool):
+            # The cache holds only this repository: one statement ranks the newest matches, picks
+            # the page, counts the pool and reads the page's rows — SQLite's sorter picks the page
+            # where fetching ~1,000 (rank, rowid) rows into Python to pick it cost ~10 % of a search.
+            rows = self.db.execute(_SEARCH_ONE_REPO, (match, self.SEARCH_POOL, limit)).fetchall()
+            return [_search_row_to_stored(row[1:]) for row in rows], (rows[0][0] if rows else 0)
+        # Several repositories share the cache: the pool is ranked over all of them, then this
+        # one's hits are picked. Hits are (rank, -rowid): compared as tuples, in the order above.
+        shared = self.db.execute(
+            "SELECT hits.rank, -hits.rowid, p.repo = ? FROM (SELECT rowid, "
+            "bm25(prs_fts, 3.0, 1.0) AS rank FROM prs_fts WHERE prs_fts MATCH ? ORDER BY rowid DESC "
+            "LIMIT ?) AS hits JOIN prs p ON p.rowid = hits.rowid",
+            (repo, match, self.SEARCH_POOL),
+        ).fetchall()
+        mine = [(rank, neg) for rank, neg, ours in shared if ours]
+        if len(shared) < self.SEARCH_POOL or len(mine) == len(shared):
             total = len(mine)  # every match was seen, or the pool is all this repository's (≥ the cap)
-        else:  # several repositories share the cache and the pool was full: count this one's matches
+        else:  # the pool was full: count this repository's matches
             total = int(
                 self.db.execute(
                     "SELECT count(*) FROM (SELECT 1 FROM prs_fts JOIN prs p ON p.rowid = prs_fts.rowid "
@@ -1001,15 +1027,14 @@ class PRStore:
                     (match, repo, self.COUNT_CAP),
                 ).fetchone()[0]
             )
-        # The page, best first: ``nsmallest`` compares the tuples in C (sorting all ~1,000 hits with a
-        # Python key function took ~0.3 ms of a ~2 ms search).
+        # ``nsmallest`` compares the tuples in C (sorting with a Python key function cost more)
         top = [-neg for _, neg in heapq.nsmallest(limit, mine)]
         if not top:
             return [], total
         marks = ",".join("?" for _ in top)
-        cur = self.db.execute(f"SELECT rowid, {_LIGHT_COLUMNS} FROM prs WHERE rowid IN ({marks})", top)
+        cur = self.db.execute(f"SELECT rowid, {_SEARCH_COLUMNS} FROM prs WHERE rowid IN ({marks})", top)
         by_rowid = {r[0]: r[1:] for r in cur.fetchall()}
-        return [_light_row_to_stored(by_rowid[rowid]) for rowid in top], total
+        return [_search_row_to_stored(by_rowid[rowid]) for rowid in top], total
 
     def _other_profile(self, repo: str | None, profile_hash: str) -> tuple[str, list[Any]]:
         """SQL (and parameters) selecting the rows ``profile_hash`` did not classify; SQLite

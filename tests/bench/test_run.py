@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from bench import run
+from storage import fts
+from storage.db import connect, write_transaction
+from storage.prs import PRStore
 
 
 def test_benchmark_builds_times_every_command_and_writes_results(
@@ -44,9 +47,30 @@ def test_benchmark_builds_times_every_command_and_writes_results(
     out = capsys.readouterr().out
     assert "p99 ms" in out and "reclassify" in out
 
+    # built like a first import: the full-text index is one segment, as `prdigest import` leaves it
+    assert fts.segments(connect(db)) == 1
+
     # a second run reuses the cache instead of rebuilding it
     assert run.main([*argv, "--skip-reclassify"]) == 0
     assert json.loads(results.read_text())["build"] is None
+
+
+def test_a_reused_cache_gets_its_index_merged_as_a_write_would(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "bench.db"
+    argv = ["--prs", "300", "--db", str(db), "--repeat", "1", "--results", str(tmp_path / "r.json")]
+    assert run.main([*argv, "--skip-reclassify", "--only", "pr NUMBER"]) == 0
+    store = PRStore(connect(db))
+    for rowid in range(1, 13):  # twelve small write transactions: a segment each
+        with write_transaction(store.db):
+            store.db.execute("UPDATE prs SET title = title || ' again' WHERE rowid = ?", (rowid,))
+    assert fts.segments(store.db) > fts.MAX_SEGMENTS
+    store.db.conn.close()
+    capsys.readouterr()
+    assert run.main([*argv, "--skip-reclassify", "--only", "pr NUMBER"]) == 0
+    assert fts.segments(connect(db)) == 1
+    assert "merged into 1" in capsys.readouterr().err
 
 
 def test_refuses_to_reuse_a_cache_of_another_size(tmp_path: Path) -> None:

@@ -20,6 +20,17 @@ def test_text_and_markdown_digests_do_not_build_the_json_form(run: RunFn) -> Non
         assert reply.data_source.built and len(data["prs"]) == data["counts"]["merged"] > 0
 
 
+def test_a_text_search_does_not_build_the_json_form_a_json_one_gets_in_full(run: RunFn) -> None:
+    reply = run("search", "fp8")
+    assert render(reply, "text") and render(reply, "markdown")
+    assert not reply.data_source.built
+    data = json.loads(render(reply, "json"))
+    assert reply.data_source.built and data["query"] == "fp8" and data["total"] >= len(data["prs"]) > 0
+    shown = [b.pr.number for b in reply.blocks if getattr(b, "pr", None) is not None]
+    assert [p["number"] for p in data["prs"]] == shown
+    assert all(p["merged_at"].endswith("Z") and p["url"] for p in data["prs"])
+
+
 def test_the_deferred_form_is_built_once_and_shared_by_copies() -> None:
     calls: list[int] = []
 

@@ -286,6 +286,37 @@ def test_search_ranks_and_counts_in_one_pass(store: PRStore) -> None:
     assert page[0].cls.modules == ["kernel", "moe"] and page[0].pr.title  # light rows decoded in full
 
 
+@pytest.mark.parametrize("pool", [4, 7, 1000])
+def test_search_pages_the_best_of_the_newest_matches_as_the_ranking_says(store: PRStore, pool: int) -> None:
+    """The page is the reference ranking (bm25, then later rowid) of the newest ``pool`` matches:
+    picked in SQL for a cache of one repository, in Python for a shared one — the same PRs either way."""
+    bodies = ["moe " * (n % 3) + "words " * (n % 5) for n in range(30)]  # ties and distinct ranks
+    store.upsert([make(n, days=n % 11, body=bodies[n]) for n in range(1, 30)])
+    store.SEARCH_POOL = pool
+    newest = store.db.execute(
+        "SELECT rowid FROM prs_fts WHERE prs_fts MATCH ? ORDER BY rowid DESC LIMIT ?", ('"moe"', pool)
+    ).fetchall()
+    ranked = [
+        n for n in _reference_search(store, "o/r", '"moe"') if _rowid(store, n) in {r[0] for r in newest}
+    ]
+    page, total = store.search("o/r", '"moe"', None, None, limit=5)
+    assert [s.pr.number for s in page] == ranked[:5]
+    assert total == len(newest)
+    # the same cache shared with another repository whose PRs match nothing: same page, same count
+    other, other_cls = make(1, days=1, title="Unrelated", body="nothing")
+    store.upsert([(replace(other, repo="x/y"), other_cls)])
+    assert store.repos() == ["o/r", "x/y"]
+    shared_page, shared_total = store.search("o/r", '"moe"', None, None, limit=5)
+    assert [s.pr.number for s in shared_page] == ranked[:5] and shared_total == total
+    assert [asdict(s) for s in shared_page] == [asdict(s) for s in page]
+
+
+def _rowid(store: PRStore, number: int) -> int:
+    return int(
+        store.db.execute("SELECT rowid FROM prs WHERE repo = 'o/r' AND number = ?", (number,)).fetchone()[0]
+    )
+
+
 def test_search_counts_a_shared_cache_per_repository(store: PRStore) -> None:
     items = []
     for n in range(1, 13):  # two repositories, interleaved in time and rowid
@@ -312,9 +343,15 @@ def test_list_reads_decode_every_light_column_in_place(store: PRStore) -> None:
     full = store.get("o/r", 21)
     assert full is not None
     omitted = {"body": "", "files": [], "updated_at": None}
+    # a search's rows: what a search page shows (identity, merge time, modules, flags, gist)
     found = store.search("o/r", '"scheduler"', None, None)[0][0]
-    assert asdict(found.pr) == {**asdict(full.pr), **omitted}
-    assert asdict(found.cls) == {**asdict(full.cls), "breakdown": [], "profile_hash": ""}
+    unread_search = {"created_at": None, "base_branch": "", "labels": [], "additions": 0, "deletions": 0}
+    unread_search |= {"changed_files": 0, "source": "import"}
+    assert asdict(found.pr) == {**asdict(full.pr), **omitted, **unread_search}
+    unread_search_cls = {"kind": "", "score": 0.0, "highlights": [], "profile": "", "profile_version": ""}
+    assert asdict(found.cls) == {**asdict(full.cls), "breakdown": [], "profile_hash": "", **unread_search_cls}
+    in_period = store.search("o/r", '"scheduler"', T0 - timedelta(days=1), T0 + timedelta(days=1))[0][0]
+    assert asdict(in_period) == asdict(found)
     # a digest's rows: what a digest shows, nothing else decoded
     digest = store.merged_between("o/r", T0 - timedelta(days=1), T0 + timedelta(days=1))[0]
     unread = {"created_at": None, "base_branch": "", "labels": [], "changed_files": 0, "source": "import"}

@@ -11,7 +11,7 @@ import pytest
 from bot.github import GitHubClient, GitHubError, GraphQLErrors, fetch_pr
 from bot.sync import Classifier, fetch_and_store, sync_api
 from classify.models import FileChange, PullRequest
-from storage import sync_state
+from storage import fts, sync_state
 from storage.db import connect
 from storage.prs import PRStore
 from tests.fakes.github import TOKEN, FakeGitHub, FakePR, make_prs
@@ -111,6 +111,29 @@ def test_a_window_over_1000_results_is_sliced_and_complete(
     searches = [r for r in fake.log if r.operation == "SearchMergedPRs"]
     assert len(searches) == report.requests
     assert report.requests <= math.ceil(1800 / 100) + report.slices + report.wasted
+
+
+@pytest.mark.parametrize("merged", [True, False])
+def test_a_sync_ends_with_the_full_text_index_merged(
+    fake: FakeGitHub,
+    client: GitHubClient,
+    store: PRStore,
+    classifier: Classifier,
+    monkeypatch: pytest.MonkeyPatch,
+    merged: bool,
+) -> None:
+    """Each page commits on its own, adding a segment to the index; the run ends by merging them
+    (past ``fts.MAX_SEGMENTS``, here set to one; ``merged=False`` shows what the pages leave)."""
+    monkeypatch.setattr(fts, "MAX_SEGMENTS", 1)
+    if not merged:
+        monkeypatch.setattr(fts, "keep_merged", lambda db, **kw: 0)
+    store.upsert([])  # the cache exists; the sync's pages are its writes
+    fake.add_prs(REPO, make_prs(700, WEEK_START, NOW))
+    report = _week(store, client, classifier)
+    assert report.pages >= 7 and len(_numbers(store)) == 700
+    assert (fts.segments(store.db) == 1) is merged
+    found = store.search(REPO, "fix OR add OR the", None, None, limit=5)[1]
+    assert found > 0
 
 
 def test_uneven_density_is_still_complete(
