@@ -33,18 +33,52 @@ def _first_error(exc: ValidationError) -> RecordInvalid:
     return RecordInvalid(f"{'.'.join(loc) or 'record'}: {message}")
 
 
+# GitHub's own spellings of a file's change: GraphQL's ``PatchStatus`` (``MODIFIED``, ``DELETED`` …)
+# and the REST API's ``status`` (``removed``); the cache keeps the REST words in lower case
+_GITHUB_CHANGE_TYPES = {"deleted": "removed"}
+
+
+def _github_spelling(exc: ValidationError) -> bool:
+    return any(err["loc"][-1:] == ("change_type",) for err in exc.errors())
+
+
+def _with_our_change_types(record: Any) -> Any:
+    """The record with its files' ``change_type`` as the cache spells it (``MODIFIED`` →
+    ``modified``, ``DELETED`` → ``removed``); anything else is left for validation to name."""
+    files = record.get("files") if isinstance(record, dict) else None
+    if not isinstance(files, list):
+        return record
+    fixed = []
+    for f in files:
+        kind = f.get("change_type") if isinstance(f, dict) else None
+        if isinstance(kind, str):
+            low = kind.lower()
+            f = {**f, "change_type": _GITHUB_CHANGE_TYPES.get(low, low)}
+        fixed.append(f)
+    return {**record, "files": fixed}
+
+
 def parse_pr_json(line: str | bytes) -> PullRequest:
     """One JSON Lines record as a ``PullRequest``; raises ``RecordInvalid``."""
     try:
         return _PULL_REQUEST.validate_json(line)
     except ValidationError as exc:
-        raise _first_error(exc) from None
+        if not _github_spelling(exc):
+            raise _first_error(exc) from None
+    import json  # only for a record spelling change types as GitHub does
+
+    return parse_pr(json.loads(line))
 
 
 def parse_pr(record: dict[str, Any]) -> PullRequest:
     """A record already decoded from JSON (the bundled demo's, a test's) as a ``PullRequest``."""
     try:
         return _PULL_REQUEST.validate_python(record)
+    except ValidationError as exc:
+        if not _github_spelling(exc):
+            raise _first_error(exc) from None
+    try:
+        return _PULL_REQUEST.validate_python(_with_our_change_types(record))
     except ValidationError as exc:
         raise _first_error(exc) from None
 

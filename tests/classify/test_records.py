@@ -92,3 +92,29 @@ def test_unchecked_builds_the_same_object_from_positions() -> None:
     assert frozen == FileChange(path="a", additions=1, deletions=2, change_type="renamed", previous_path="b")
     with pytest.raises(AttributeError):
         frozen.path = "c"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("written", "stored"),
+    [
+        ("MODIFIED", "modified"),
+        ("ADDED", "added"),
+        ("DELETED", "removed"),
+        ("RENAMED", "renamed"),
+        ("Removed", "removed"),
+    ],
+)
+def test_github_spellings_of_a_change_type_are_read_as_the_cache_spells_them(
+    written: str, stored: str
+) -> None:
+    """GraphQL's PatchStatus (upper case, DELETED) and the REST API's words are both GitHub's."""
+    record = {**GOOD, "files": [{"path": "src/a.py", "additions": 1, "change_type": written}]}
+    assert parse_pr_json(json.dumps(record)).files[0].change_type == stored
+    assert parse_pr(record).files[0].change_type == stored
+
+
+def test_a_change_type_github_does_not_know_is_still_refused_by_name() -> None:
+    record = {**GOOD, "files": [{"path": "src/a.py", "change_type": "EXPLODED"}]}
+    for parse in (lambda: parse_pr_json(json.dumps(record)), lambda: parse_pr(record)):
+        with pytest.raises(RecordInvalid, match=r"^files\.0\.change_type: Input should be 'added'"):
+            parse()
