@@ -43,6 +43,7 @@ from storage.faults import (
 from storage.migrations import MIGRATIONS
 from storage.pragmas import busy_ms as _busy_ms
 from storage.pragmas import configure as _configure
+from storage.pragmas import sqlite_target
 from storage.reader import remember_shape
 from storage.schema import SchemaStatus, expected, known_migrations, schema_status
 
@@ -198,7 +199,7 @@ def connect(
         _create(path)
     key = _reserve(path)
     try:
-        conn = sqlite3.connect(str(path))
+        conn = sqlite3.connect(*sqlite_target(path))
     except sqlite3.Error as exc:
         _release(key)
         raise explain(exc, path, writing=False) from exc

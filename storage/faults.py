@@ -23,6 +23,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from storage.pragmas import on_read_only_filesystem
+
 try:  # POSIX only: the file-size limit (ulimit -f) that makes the kernel refuse writes
     import resource
 except ImportError:  # pragma: no cover - Windows
@@ -126,6 +128,11 @@ def _no_room(path: Path, sqlite_says: str) -> str:
 def _not_writable(path: Path) -> str | None:
     """Why the OS would refuse to let us write the cache, if it would."""
     folder = path.parent
+    if on_read_only_filesystem(path):
+        return (
+            "its file system is mounted read-only; reading works, but to change it copy it somewhere "
+            "writable (or remount the file system read-write)"
+        )
     if path.exists() and not os.access(path, os.W_OK):
         return f"the file is read-only for this user (permission denied); make it writable (chmod u+w {path})"
     if not os.access(folder, os.W_OK | os.X_OK):

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from pathlib import Path
 
 
 def busy_ms(conn: sqlite3.Connection, seconds: float) -> None:
@@ -19,3 +21,27 @@ def configure(conn: sqlite3.Connection, lock_timeout: float) -> None:
     conn.execute("PRAGMA mmap_size = 1073741824")
     # WAL makes NORMAL durable against application crashes; a power cut may lose the last commit only.
     conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def on_read_only_filesystem(path: Path) -> bool:
+    """Whether the cache lies on a file system mounted read-only (a read-only volume or bind
+    mount): nobody can write it there, and SQLite cannot create the ``-shm`` file a WAL database
+    needs even for reading, so it is opened as immutable (``sqlite_target``)."""
+    st_rdonly = getattr(os, "ST_RDONLY", 0)
+    if not st_rdonly or not hasattr(os, "statvfs"):  # pragma: no cover - Windows
+        return False
+    try:
+        return bool(os.statvfs(path if path.exists() else path.parent).f_flag & st_rdonly)
+    except OSError:
+        return False
+
+
+def sqlite_target(path: Path) -> tuple[str, bool]:
+    """What to hand ``sqlite3.connect`` (database, uri) for the cache at ``path``: the file itself,
+    or — on a read-only file system, where SQLite could not create the ``-shm`` file a WAL database
+    is read through — a read-only URI telling SQLite the file cannot change (``immutable=1``), so
+    reading works without it. Writes through that connection fail as read-only, and
+    ``storage.faults`` names the file system as the cause."""
+    if on_read_only_filesystem(path):
+        return f"{path.resolve().as_uri()}?mode=ro&immutable=1", True
+    return str(path), False

@@ -26,7 +26,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from storage.pragmas import configure
+from storage.pragmas import configure, sqlite_target
 from storage.shape import Shape, describe
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -130,7 +130,7 @@ def open_current(path: str | Path, *, lock_timeout: float = 60.0) -> ReadCache |
     except OSError:
         return None
     try:
-        conn = sqlite3.connect(str(path))
+        conn = sqlite3.connect(*sqlite_target(path))
     except sqlite3.Error:
         return None
     try:

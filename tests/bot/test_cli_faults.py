@@ -10,10 +10,22 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import subprocess
 import threading
 from pathlib import Path
 
-from tests.bot.procs import clean_env, error_line, prdigest, require_plain_user, start, table_rows, write_prs
+import pytest
+
+from tests.bot.procs import (
+    EXE,
+    clean_env,
+    error_line,
+    prdigest,
+    require_plain_user,
+    start,
+    table_rows,
+    write_prs,
+)
 from tests.bot.sync.gitrepo import linear_history
 
 DEMO_PRS = 1247
@@ -276,4 +288,64 @@ def test_imported_urls_point_at_their_own_pr(tmp_path: Path) -> None:
     assert "4 url(s)" in ghes.stderr
     assert table_rows(tmp_path / "ghes.db", "SELECT url FROM prs WHERE number = 2") == [
         ("https://ghe.example.com/octo/a/pull/2",)
+    ]
+
+
+# -- a read-only file system ----------------------------------------------------------------------------
+
+_ON_A_READ_ONLY_MOUNT = r"""
+mount -t tmpfs -o size=64m tmpfs "$MNT" || exit 77
+cp "$DB" "$MNT/cache.db"
+mount -o remount,ro "$MNT" || exit 77
+run() { name=$1; shift; "$EXE" "$@" > "$OUT/$name.out" 2> "$OUT/$name.err"; echo $? > "$OUT/$name.rc"; }
+run pr pr 42121 --db "$MNT/cache.db" --format json
+run digest digest 2026-W19 --db "$MNT/cache.db" --format json
+run search search tree attention --db "$MNT/cache.db"
+run backup backup "$OUT/copy.db" --db "$MNT/cache.db"
+run import import "$RECORDS" --db "$MNT/cache.db"
+"""
+
+
+def test_a_cache_on_a_read_only_file_system_is_read_and_writes_name_the_mount(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """A WAL cache on a read-only mount cannot get its ``-shm`` file: it is read as immutable, and a
+    write is refused naming the mount (not "chmod u+w", which cannot help). Run in a user and mount
+    namespace of its own (``unshare -rm``), where a tmpfs can be mounted and remounted read-only."""
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-rm", "true"], capture_output=True).returncode != 0:
+        pytest.skip("needs `unshare -rm` (user and mount namespaces) to mount a read-only file system")
+    _execute(demo_db, "SELECT 1")  # the .db file alone holds the cache
+    records = write_prs(tmp_path / "extra.jsonl", 5, repo="octo/a")
+    mnt, out = tmp_path / "mnt", tmp_path / "out"
+    mnt.mkdir()
+    out.mkdir()
+    env = clean_env(MNT=str(mnt), DB=str(demo_db), OUT=str(out), EXE=EXE, RECORDS=str(records))
+    ran = subprocess.run(
+        [unshare, "-rm", "sh", "-c", _ON_A_READ_ONLY_MOUNT], env=env, capture_output=True, timeout=300
+    )
+    if ran.returncode == 77:
+        pytest.skip(f"this kernel refuses a tmpfs mount in a user namespace: {ran.stderr.decode()[:200]}")
+    assert ran.returncode == 0, ran.stderr
+
+    def result(name: str) -> tuple[int, str, str]:
+        return (
+            int((out / f"{name}.rc").read_text()),
+            (out / f"{name}.out").read_text(),
+            (out / f"{name}.err").read_text(),
+        )
+
+    code, text, err = result("pr")
+    assert code == 0 and json.loads(text)["number"] == 42121, err
+    code, text, err = result("digest")
+    assert code == 0 and json.loads(text)["counts"]["merged"] == 222, err
+    code, text, err = result("search")
+    assert code == 0 and "#42121" in text, err
+    code, text, err = result("backup")
+    assert code == 0 and _count(out / "copy.db") == DEMO_PRS, err
+    code, _, err = result("import")
+    assert code == 2 and "Traceback" not in err, err
+    assert err.strip().splitlines() == [
+        f"prdigest: cannot write to {mnt}/cache.db: its file system is mounted read-only; reading works, "
+        "but to change it copy it somewhere writable (or remount the file system read-write)"
     ]
