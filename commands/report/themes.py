@@ -201,6 +201,11 @@ WORD = 0.8
 FEATURE_CACHE = 50_000
 
 
+# a title's features as ``_topics`` files them: (tag keys, plain word keys, (topic key, source, key,
+# as written, weight) for each feature)
+Filed = tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str, str, str, float], ...]]
+
+
 class _Vocabulary:
     """What the profile says about title words: kind words (dropped) and module words (named)."""
 
@@ -213,14 +218,15 @@ class _Vocabulary:
         self.skip = {name for name, m in profile.modules.items() if m.group in NOT_STORIES}
         self.skip.add(profile.catch_all_module)
         self._cache: dict[str, tuple[bool, tuple[str, ...]]] = {}
-        self._features: dict[str, tuple[tuple[str, str, str, float], ...]] = {}
+        self._filed: dict[str, Filed] = {}
+        self._topic_keys: dict[tuple[str, str], str] = {}
         self._keys: dict[str, frozenset[str]] = {}
         self._tags: dict[str, tuple[tuple[str, str, str], ...]] = {}
         self._terms: dict[str, str | None] = {}
         self._names: dict[str, tuple[str, ...]] = {}
         self._named: dict[str, bool] = {}
         self._norms: dict[str, str] = {}
-        self._about: dict[str, tuple[bool, tuple[tuple[str, str, bool, bool], ...]]] = {}
+        self._about: dict[str, tuple[bool, tuple[tuple[str, str, bool, bool, str], ...]]] = {}
 
     def word(self, key: str) -> tuple[bool, tuple[str, ...]]:
         """(is a kind word, modules it is a keyword of) for a stemmed word or phrase."""
@@ -269,13 +275,22 @@ class _Vocabulary:
         return norm(tag) in self.kind_tags or any(norm(w) in self.kind_tags for w in tag.split())
 
     def features(self, title: str) -> tuple[tuple[str, str, str, float], ...]:
-        """(source, key, as written, how much the PR is about it) for every title topic; cached,
-        since a digest reads the same titles week after week (its own and four earlier windows).
-        A title not seen before costs one pass over its words, each looked up in per-word caches."""
-        hit = self._features.get(title)
+        """(source, key, as written, how much the PR is about it) for every title topic; cached
+        (as ``filed``), since a digest reads the same titles week after week."""
+        return tuple(entry[1:] for entry in self.filed(title)[2])
+
+    def filed(self, title: str) -> Filed:
+        """``features`` as ``_topics`` files them, worked out in one pass over the title's tags and
+        words (each looked up in per-word caches) and cached, since a digest reads the same titles
+        week after week (its own and four earlier windows): the title's tag keys, its plain words'
+        keys, and each feature with its topic key (``_topic_key``, one string for all titles)."""
+        hit = self._filed.get(title)
         if hit is not None:
             return hit
-        out: list[tuple[str, str, str, float]] = []
+        out: list[tuple[str, str, str, str, float]] = []
+        full_of = self._topic_keys
+        tags: list[str] = []
+        plain: list[str] = []
         primary = True  # nothing took the primary slot yet (else exactly one entry holds it)
         model_lead = False  # the entry holding it is a model family's module
         if "[" in title or "【" in title or ":" in title:  # tags and scopes need one of these
@@ -284,7 +299,10 @@ class _Vocabulary:
                 for source, key, form in self.tag(tag):
                     if primary:
                         model_lead = source == "module" and self._is_model(key)
-                    out.append((source, key, form, PRIMARY if primary else OTHER_TAG))
+                    full = full_of.get((source, key)) or self._topic_key(source, key)
+                    out.append((full, source, key, form, PRIMARY if primary else OTHER_TAG))
+                    if source == "tag":
+                        tags.append(key)
                     primary = False
         # the title's words and two-word phrases as ``classify.topics.title_terms`` reads them,
         # through this vocabulary's per-word caches (a digest reads hundreds of new titles)
@@ -318,37 +336,46 @@ class _Vocabulary:
                 if found is None:
                     found = self._about_term(term)
                 kind_word, modules = found
-                for m, label, area, model in modules:
+                for m, label, area, model, full in modules:
                     if not primary and area and model_lead:
                         # "the Gemma 4 tool parser": the area that follows a model's name is the
                         # subject, the model says which one (the last noun is the compound's head)
                         out = [
-                            (*o[:3], SECONDARY) if o[3] == PRIMARY and o[0] == "module" else o for o in out
+                            (*o[:4], SECONDARY) if o[4] == PRIMARY and o[1] == "module" else o for o in out
                         ]
                         primary = True
                     if primary:
                         model_lead = model
-                    out.append(("module", m, label, PRIMARY if primary else SECONDARY))
+                    out.append((full, "module", m, label, PRIMARY if primary else SECONDARY))
                     primary = False
                 if not kind_word:
                     source = "phrase" if " " in term else ("name" if name else "word")
-                    out.append((source, term, form, WORD))
-        hit = tuple(out)
-        if len(self._features) >= FEATURE_CACHE:
-            self._features.clear()
-        self._features[title] = hit
+                    full = full_of.get(("word", term)) or self._topic_key("word", term)
+                    out.append((full, source, term, form, WORD))
+                    if source != "phrase":
+                        plain.append(term)
+        if len(self._filed) >= FEATURE_CACHE:
+            self._filed.clear()
+        hit = self._filed[title] = (tuple(tags), tuple(plain), tuple(out))
         return hit
 
-    def _about_term(self, term: str) -> tuple[bool, tuple[tuple[str, str, bool, bool], ...]]:
-        """(is a kind word, (module, English label, is an area, is a model family) for each module
-        it is a keyword of) for a title word or phrase (cached)."""
+    def _topic_key(self, source: str, key: str) -> str:
+        if len(self._topic_keys) >= FEATURE_CACHE:
+            self._topic_keys.clear()
+        full = self._topic_keys[(source, key)] = _topic_key(source, key)
+        return full
+
+    def _about_term(self, term: str) -> tuple[bool, tuple[tuple[str, str, bool, bool, str], ...]]:
+        """(is a kind word, (module, English label, is an area, is a model family, topic key) for
+        each module it is a keyword of) for a title word or phrase (cached)."""
         kind_word, modules = self.word(term)
         groups = self.profile.modules
         entries = []
         for m in modules:
             group = groups.get(m)
             area = group is not None and group.group == AREA_GROUP
-            entries.append((m, self.profile.module_label(m, "en"), area, self._is_model(m)))
+            full = self._topic_keys.get(("module", m)) or self._topic_key("module", m)
+            entries.append((m, self.profile.module_label(m, "en"), area, self._is_model(m), full))
         if len(self._about) >= FEATURE_CACHE:
             self._about.clear()
         hit = self._about[term] = (kind_word, tuple(entries))
@@ -429,34 +456,35 @@ def _topic_key(source: str, key: str) -> str:
 def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
     """Every title topic shared by at least two PRs, with its PRs and how much each is about it.
 
-    Two passes over the period's title features: one collecting its tags and plain words (to
-    spot a word spelt as a tag), one filing every feature under its topic key."""
+    Two passes over the period's title features (``_Vocabulary.filed``): one collecting its tags
+    and plain words (to spot a word spelt as a tag), one filing every feature under its topic key."""
     weights: dict[str, dict[int, float]] = {}
     forms: dict[str, dict[str, int]] = {}
     sources: dict[str, str] = {}
     names: set[str] = set()
-    features = [(s.pr.number, vocab.features(s.pr.title)) for s in prs]
+    filed = [(s.pr.number, vocab.filed(s.pr.title)) for s in prs]
     tag_keys: set[str] = set()
     words: set[str] = set()
-    for _, found in features:
-        for source, key, _, _ in found:
-            if source == "tag":
-                tag_keys.add(key)
-            elif source == "word" or source == "name":
-                words.add(key)
+    for _, (tags, plain, _) in filed:
+        if tags:
+            tag_keys.update(tags)
+        words.update(plain)
     # a word spelt as one of the period's tags ("SYCL." in one title, [sycl] in another) is that tag
     as_tag = {key: tag for key in words if (tag := vocab.norm(key)) in tag_keys} if tag_keys else {}
     # one tag, spelt a letter short in some titles ([col] beside [coll], [test] beside [tests])
     longer = {k[:-1]: k for k in tag_keys if len(k) >= 4 and k[:-1] in tag_keys}
-    for n, found in features:
-        for source, key, form, weight in found:
-            if source == "tag":
-                if key in longer:
-                    key = longer[key]
-            elif key in as_tag and (source == "word" or source == "name"):
-                same = as_tag[key]
-                source, key = "tag", longer.get(same, same)
-            full = f"{'word' if source == 'name' or source == 'phrase' else source}:{key}"  # _topic_key
+    remap = bool(as_tag or longer)
+    for n, (_, _, entries) in filed:
+        for full, source, key, form, weight in entries:
+            if remap:
+                if source == "tag":
+                    if key in longer:
+                        key = longer[key]
+                        full = "tag:" + key
+                elif key in as_tag and (source == "word" or source == "name"):
+                    same = as_tag[key]
+                    source, key = "tag", longer.get(same, same)
+                    full = "tag:" + key
             members = weights.get(full)
             if members is None:
                 members = weights[full] = {n: weight}
@@ -729,7 +757,7 @@ def find_themes(
     found: list[tuple[_Topic, list[_Topic], set[int], _Topic, float, float, bool]] = []
     bursts = 0
     unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
-    touching = Counter(itertools.chain.from_iterable(dict.fromkeys(s.cls.modules) for s in prs))
+    touching: dict[str, int] = {}  # how many PRs touch a module, counted for the modules stories name
     index = _TopicIndex(topics)
     alive = candidates  # those that can still seed a story (free PRs only shrink, unnamed only grows)
     while len(found) < MAX_THEMES + SPARE_THEMES:
@@ -783,6 +811,8 @@ def find_themes(
         module = namer.key.split(":", 1)[1] if namer.source == "module" else None
         news = namer.source != "module" and history.per_window(namer.key) == 0
         named = {p for tp in [seed, *joined] for p in tp.places}
+        if module is not None and module not in touching:
+            touching[module] = sum(1 for s in prs if module in s.cls.modules)
         stand = best[1] * _standing(members, module, named, places, touching)
         found.append((seed, joined, members, namer, best[1], stand, news))
     # news first (in the order found), then the stories by standing; the rest are left untold
