@@ -24,6 +24,7 @@ from classify.rules import Profile
 from commands.common import key_count, key_numbers, select_key, with_period_parts
 from commands.period import Period
 from commands.report.themes import Theme, describe, find_themes, rebind, theme_parts
+from commands.title_keys import title_stamp
 from storage.aggregates import TitleCounts
 from storage.prs import PRStore, StoredPR, TagFilter
 
@@ -181,7 +182,7 @@ def windows_and_titles(
             Window(period, _counts(merged, min(key_count(merged, profile.key_share), ok), flags), mods, [])
             for period, (merged, flags, mods), ok in zip(periods, stored, eligible, strict=True)
         ]
-        titles = store.title_counts(repo, spans, profile.content_hash, [w.counts["merged"] for w in out])
+        titles = store.title_counts(repo, spans, title_stamp(profile), [w.counts["merged"] for w in out])
         if titles is not None:
             return out, titles
     rows = store.window_rows(repo, spans, modules)

@@ -72,6 +72,7 @@ from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, stem, topic_t
 from classify.topics import abbreviates as _abbreviates
 from classify.topics import leading_verb as _leading_verb
 from commands.locale import t
+from commands.title_keys import title_stamp
 from storage.aggregates import TitleCounts
 from storage.prs import StoredPR
 
@@ -625,7 +626,7 @@ class TitleKeys:
     into the cache's aggregates so a digest need not re-read earlier windows' titles."""
 
     def __init__(self, profile: Profile) -> None:
-        self.stamp = profile.content_hash
+        self.stamp = title_stamp(profile)
         self._vocab = _vocabulary(profile)
 
     def __call__(self, title: str) -> frozenset[str]:

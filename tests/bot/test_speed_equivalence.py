@@ -30,7 +30,7 @@ from commands.model import Invocation
 from commands.period import week_of
 from commands.registry import Context, dispatch
 from commands.render import render
-from commands.title_keys import ProfileTitleKeys
+from commands.title_keys import ProfileTitleKeys, title_stamp
 from storage.aggregates import terms_stamp
 from storage.db import connect
 from storage.prs import PRStore
@@ -84,7 +84,7 @@ def _assert_same(fast: Context, plain: Context, *, stored: bool = True) -> int:
     ``stored``: the fast way must really read the title topics from the aggregates (they were
     counted with the reader's profile), not fall back to the titles as the plain way does."""
     assert fast.store.use_aggregates and fast.digests is not None
-    assert (terms_stamp(fast.store.db, DEMO_REPO) == fast.profile.content_hash) is stored
+    assert (terms_stamp(fast.store.db, DEMO_REPO) == title_stamp(fast.profile)) is stored
     plain.store.use_aggregates = False
     asked = 0
     for command, args, zone in _asks(plain.store, plain.profile):
@@ -128,6 +128,31 @@ def test_the_aggregates_and_the_digest_cache_change_no_answer(cache: Path) -> No
     assert fast.digests is not None and fast.digests.hits > 0
 
 
+def test_counts_made_by_other_theme_code_are_not_read_and_the_next_write_recounts_them(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new prdigest whose theme code reads titles differently (same profile) must not use the title
+    topics an older one counted: the stamp covers the code's source, not the profile alone."""
+    import commands.title_keys as title_keys
+
+    profile = load_profile()
+    old = title_stamp(profile)
+    changed = tmp_path / "themes.py"
+    changed.write_bytes(title_keys.THEMES_SOURCE.read_bytes() + b"\n# reads titles differently\n")
+    monkeypatch.setattr(title_keys, "THEMES_SOURCE", changed)
+    title_keys._themes_code_hash.cache_clear()
+    try:
+        assert title_stamp(profile) != old and title_stamp(profile).startswith(profile.content_hash)
+        fast, plain = _contexts(cache, profile)
+        assert _assert_same(fast, plain, stored=False) > 50  # read from the titles, same answers
+        writer = _writer(cache, profile)
+        writer.count_title_topics(DEMO_REPO)  # what the next import, sync or reclassify does
+        writer.db.close()
+        assert _assert_same(fast, _contexts(cache, profile)[1]) > 50  # counted again, read again
+    finally:
+        title_keys._themes_code_hash.cache_clear()
+
+
 def test_an_import_that_changes_prs_is_seen_by_the_aggregates_and_the_cache(
     cache: Path, tmp_path: Path
 ) -> None:
@@ -165,10 +190,10 @@ def test_a_reclassify_with_another_profile_is_seen_by_the_aggregates_and_the_cac
     # were recounted by the reclassify, so the aggregates are used again (and must agree)
     fast_generic = Context(store=fast.store, profile=generic, digests=fast.digests)
     _, plain_generic = _contexts(cache, generic)
-    assert fast.store.title_counts(DEMO_REPO, [(NOW - timedelta(days=7), NOW)], generic.content_hash, [1])
+    assert fast.store.title_counts(DEMO_REPO, [(NOW - timedelta(days=7), NOW)], title_stamp(generic), [1])
     assert _assert_same(fast_generic, plain_generic) > 50
     # and a reader whose profile no longer matches the stored topics counts them from the titles
-    assert not fast.store.title_counts(DEMO_REPO, [(NOW - timedelta(days=7), NOW)], vllm.content_hash, [1])
+    assert not fast.store.title_counts(DEMO_REPO, [(NOW - timedelta(days=7), NOW)], title_stamp(vllm), [1])
     assert _assert_same(fast, _contexts(cache, vllm)[1], stored=False) > 50
 
 
