@@ -83,7 +83,10 @@ def _empty(
     blocks = [Paragraph(text=t(lang, "digest.empty", period=period.label))]
     span = ctx.store.merged_range(repo)
     if span is not None:
-        hint = week_of(span[1], ZoneInfo(inv.timezone)).label
-        first, last = span[0].date(), span[1].date()
+        # the dates and the week in the reader's zone: a PR merged late on Sunday in UTC is
+        # Monday's in Berlin, and its week is the next one there
+        zone = ZoneInfo(inv.timezone)
+        hint = week_of(span[1], zone).label
+        first, last = span[0].astimezone(zone).date(), span[1].astimezone(zone).date()
         blocks.append(Paragraph(text=t(lang, "digest.empty_range", first=first, last=last, hint=hint)))
     return blocks
