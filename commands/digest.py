@@ -65,7 +65,9 @@ def _empty(
     lang = inv.lang
     if modules and overall:
         names = ", ".join(ctx.profile.module_label(m, lang) for m in modules)
-        text = tn(lang, "digest.empty_filter", overall, modules=names, period=period.label, overall=overall)
+        text = tn(
+            lang, "digest.empty_filter", overall, modules=names, period=period.shown(lang), overall=overall
+        )
         blocks: list[Block] = [Paragraph(text=text)]
         present = ctx.store.tag_counts(repo, "module", period.start, period.end)
         top = sorted(present, key=lambda m: (-present[m], m))[:6]
@@ -75,12 +77,16 @@ def _empty(
             blocks.append(
                 Paragraph(
                     text=t(
-                        lang, "digest.empty_modules", period=period.label, modules=listed, period_word=word
+                        lang,
+                        "digest.empty_modules",
+                        period=period.shown(lang),
+                        modules=listed,
+                        period_word=word,
                     )
                 )
             )
         return blocks
-    blocks = [Paragraph(text=t(lang, "digest.empty", period=period.label))]
+    blocks = [Paragraph(text=t(lang, "digest.empty", period=period.shown(lang)))]
     span = ctx.store.merged_range(repo)
     if span is not None:
         # the dates and the week in the reader's zone: a PR merged late on Sunday in UTC is

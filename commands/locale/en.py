@@ -21,6 +21,7 @@ STRINGS: dict[str, str] = {
     "chart.alt": "Chart: {repo}, {period} — PRs per module against the average of the weeks before, and the risk flags",
     # digest sections
     "punct.dash": " — ",
+    "period.rolling": "last {days} days",
     "word.week": "week",
     "word.period": "period",
     "word.prs": "{n:,} PRs",
@@ -180,6 +181,7 @@ STRINGS: dict[str, str] = {
     "risks.title": "{kind} · {repo} · {period}",
     "risks.all": "all risk flags",
     "risks.none": "No PRs with {kind} in {period}.",
+    "risks.none_all": "No PR merged in {period} raised a risk flag.",
     "risks.group": "{kind} ({n})",
     "risks.count": "{n} PRs",
     "risks.more": "… and {n} more: `{command}` lists them.",

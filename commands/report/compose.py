@@ -460,7 +460,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         return profile.module_label(module, lang)
 
     kind = "week" if stats.comparison.weekly else "period"
-    title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=stats.period.label)
+    title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=stats.period.shown(lang))
     if stats.modules_filter:
         title += " · " + ", ".join(label(m) for m in stats.modules_filter)
         if stats.filter.match != "any":
