@@ -8,6 +8,7 @@ and the JSON agree (a test reads the numbers back out of the text).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
 
 from commands.locale import has, t
 
@@ -32,32 +33,58 @@ def num_word(n: int, lang: str) -> str:
     return words[n] if 0 <= n < len(words) else str(n)
 
 
-def avg_text(value: float | None, digits: int = 0) -> str:
-    """An average as every table and sentence shows it: whole numbers for PR counts of 10 and more,
-    one decimal below that (an average of 0.5 breaking changes is not "0") and for module counts."""
+def rounded(value: float, digits: int = 0) -> float:
+    """``value`` rounded half away from zero, as a reader rounds (2.25 → 2.3, 0.5 → 1): Python's
+    ``round`` rounds to even on exact halves (2.25 → 2.2), which four-week averages often are."""
+    quantum = Decimal(1).scaleb(-digits)
+    return float(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
+def shown_avg(value: float) -> float:
+    """An average as every table and sentence shows it: one decimal, rounded half up, so the
+    summary, the comparison table and the module table show the same 36.5 for the same count
+    (a whole number for a whole average); a percentage beside it is computed from this value."""
+    return rounded(value, 1)
+
+
+def avg_text(value: float | None) -> str:
+    """``shown_avg`` as text: "36.5", "2.3" (for 2.25), "199"; "—" without an average."""
     if value is None:
         return "—"
-    if digits == 0 and (value >= 10 or value == int(value)):
-        return f"{value:.0f}"
-    return f"{round(value, max(digits, 1)):g}"
+    return f"{shown_avg(value):g}"
 
 
 def pct_change(now: float, avg: float) -> int | None:
-    """The change against an average in whole percent; None without a base to compare with."""
+    """The change against an average in whole percent (half up); None without a base to compare
+    with. A change is never rounded away: 200 against 199 is +1%, not "as many as"; and 1 PR
+    against 213 is 99% fewer, not "100% fewer" while PRs were merged."""
     if avg == 0:
         return None
-    return round((now - avg) / avg * 100)
+    exact = (now - avg) / avg * 100
+    pct = int(rounded(abs(exact))) * (1 if exact >= 0 else -1)
+    if now != avg and pct == 0:
+        return 1 if now > avg else -1
+    if now > 0 and pct <= -100:
+        return -99
+    return pct
+
+
+def shown_change(now: float, avg: float) -> int | None:
+    """``pct_change`` against the average as it is shown beside the percentage (``avg_text``):
+    17 against a shown 15.8 is +8%, whatever the unrounded 15.75 would give."""
+    return pct_change(now, shown_avg(avg))
 
 
 def signed_pct(now: float, avg: float) -> str:
     """ "+6%", "-12%", or "—" without a base (as the tables show it)."""
-    pct = pct_change(now, avg)
+    pct = shown_change(now, avg)
     return "—" if pct is None else f"{pct:+d}%"
 
 
 def change_words(now: float, avg: float, lang: str) -> str:
-    """A change in words: "6% more than" / "比…多 6%"-style fragments from the locale."""
-    pct = pct_change(now, avg)
+    """A change in words: "6% more than" / "比…多 6%"-style fragments from the locale, against the
+    average as shown."""
+    pct = shown_change(now, avg)
     if pct is None:
         return t(lang, "change.none")
     if pct == 0:

@@ -213,7 +213,7 @@ def _period_word(stats: DigestStats) -> str:
 
 
 def _trend_item(tr: Trend, label: LabelFn, lang: str) -> str:
-    avg = avg_text(tr.avg, 1)
+    avg = avg_text(tr.avg)
     return t(lang, "digest.trend_item", module=label(tr.module), now=tr.now, avg=avg, change=tr.change(lang))
 
 
@@ -250,7 +250,7 @@ def _trends(stats: DigestStats, trends: list[Trend], label: LabelFn, lang: str) 
             t(lang, "digest.col_change"),
         ]
         rows = [
-            [label(tr.module), str(tr.now), avg_text(tr.avg, 1), tr.change(lang)]
+            [label(tr.module), str(tr.now), avg_text(tr.avg), tr.change(lang)]
             for tr in trends[:TABLE_ROWS]
             if tr.now
         ]

@@ -72,6 +72,7 @@ from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, stem, topic_t
 from classify.topics import abbreviates as _abbreviates
 from classify.topics import leading_verb as _leading_verb
 from commands.locale import t
+from commands.locale.words import avg_text
 from storage.aggregates import TitleCounts
 from storage.prs import StoredPR
 
@@ -1387,7 +1388,7 @@ def describe(
             else:
                 text = t(lang, "theme.sentence", kinds=kinds, lead=refs)
             if before:  # none before: the heading says the topic is new
-                avg = f"{before:.1f}".removesuffix(".0")
+                avg = avg_text(before)  # as the trends table shows the module's average
                 what = "module" if th.module is not None else "titles"
                 text += t(lang, f"theme.before_{what}.{per}", now=th.named, avg=avg, k=th.compared)
             summary[lang] = text + t(lang, "theme.end")

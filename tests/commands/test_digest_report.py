@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from classify.rules import Profile
 from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items
-from commands.locale.words import avg_text, pct_change
+from commands.locale.words import avg_text, shown_change
 from commands.model import BulletList, Heading, Paragraph, Reply, Table
 from commands.registry import Context
 from commands.render import render
@@ -54,14 +55,15 @@ def _allowed(data: dict[str, Any]) -> set[str]:
     """Every number the JSON holds, as the text formats it: counts, averages (whole and one
     decimal), the changes against them, and 'N more' after the named items of a risk line."""
     values = set(_walk({k: v for k, v in data.items() if k not in ("prs", "highlights", "key_prs")}))
-    out = {avg_text(v) for v in values} | {avg_text(v, 1) for v in values}
+    out = {avg_text(v) for v in values} | {str(int(v)) for v in values if v == int(v)}
     counts, averages = data["counts"], data["averages"]
+    # a percentage is the change against the average as shown beside it
     for key, avg in averages.items():
         if avg:
-            out.add(str(abs(pct_change(counts[key], avg) or 0)))
+            out.add(str(abs(shown_change(counts[key], avg) or 0)))
     for row in data["modules"]:
         if row["avg_4w"]:
-            out.add(str(abs(pct_change(row["count"], row["avg_4w"]) or 0)))
+            out.add(str(abs(shown_change(row["count"], row["avg_4w"]) or 0)))
     for risk in data["risks"].values():
         out.add(str(risk["count"] - RISK_NAMED))
         out.add(str(risk["count"] - 5))
@@ -118,13 +120,15 @@ def test_the_summary_and_the_tables_state_the_same_numbers(run: RunFn, period: s
     counts, averages = data["counts"], data["averages"]
     summary = next(b for b in reply.blocks if isinstance(b, Paragraph)).text
     m = re.match(
-        r"^(\d+) PRs merged this week(?: \((\d+)% (more|fewer) than .*?: (\d+)\))?; (\d+) of them", summary
+        r"^(\d+) PRs merged this week(?: \((\d+)% (more|fewer) than .*?: ([\d.]+)\))?; (\d+) of them", summary
     )
     assert m, summary
     assert int(m.group(1)) == counts["merged"] and int(m.group(5)) == counts["key"]
     if data["previous"]:
         assert m.group(4) == avg_text(averages["merged"])
-        assert int(m.group(2)) == abs(pct_change(counts["merged"], averages["merged"]) or 0)
+        shown = float(m.group(4))
+        assert int(m.group(2)) == abs(shown_change(counts["merged"], averages["merged"]) or 0)
+        assert int(m.group(2)) == round(abs(counts["merged"] - shown) / shown * 100 + 1e-9)
         table = next(b for b in reply.blocks if isinstance(b, Table) and b.columns[0] == "count")
         rows = {row[0]: row for row in table.rows}
         assert rows["merged"][1] == str(counts["merged"]) and rows["merged"][-1] == avg_text(
@@ -134,6 +138,52 @@ def test_the_summary_and_the_tables_state_the_same_numbers(run: RunFn, period: s
             assert rows["core-path change"][i] == str(previous["counts"]["core-path"])
     assert f"{counts['core-path']} PRs change core paths" in summary
     assert f"{counts['missing-tests']} lack test coverage" in summary
+
+
+def _pct(now: float, shown: float) -> int:
+    """The change a reader computes from the two numbers printed side by side."""
+    exact = (now - shown) / shown * 100
+    return int(Decimal(str(abs(exact))).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("2026-W19",),
+        ("2026-W18",),
+        ("2026-W19", "rocm", "kernel", "all"),
+        ("2026-W19", "rocm"),
+        ("2026-W16", "spec-decode"),
+        ("2026-04-21..2026-05-10",),
+    ],
+)
+def test_every_percentage_is_computed_from_the_average_printed_beside_it(
+    run: RunFn, args: tuple[str, ...]
+) -> None:
+    """ "17 PRs (10% more than the four-week average: 16)" read 15.75 and showed 16; the module
+    table showed 15.5 and +10%: a reader checks 17 against the number printed."""
+    reply = run("digest", *args)
+    summary = next(b for b in reply.blocks if isinstance(b, Paragraph)).text
+    m = re.search(r"^(\d+) PRs? merged this \w+ \((\d+)% (more|fewer) than [^:]*: ([\d.]+)\)", summary)
+    checked = 0
+    if m:
+        now, pct, shown = int(m.group(1)), int(m.group(2)), float(m.group(4))
+        assert pct == min(_pct(now, shown), 99 if now else 100) or (pct == 1 and now != shown), summary
+        checked += 1
+    compare = next(b for b in reply.all_blocks() if isinstance(b, Table) and b.columns[0] == "count")
+    module_table = next(b for b in reply.all_blocks() if isinstance(b, Table) and b.columns[0] == "module")
+    for row in module_table.rows:
+        now, shown, change = int(row[1]), float(row[2]), row[3]
+        if shown:
+            assert change == f"{_pct(now, shown) * (1 if now >= shown else -1):+d}%", row
+            checked += 1
+    # the same count is shown with the same average in both tables (a filtered digest's "merged"
+    # row and its module's row, "ROCm / AMD 42 36.5")
+    merged = next(r for r in compare.rows if r[0] == "merged")
+    for row in module_table.rows:
+        if row[1] == merged[1] and len(args) == 2 and args[1] == "rocm" and row[0].startswith("ROCm"):
+            assert row[2] == merged[-1], (row, merged)
+    assert checked
 
 
 def test_mostly_in_is_computed_from_the_module_counts(run: RunFn) -> None:
