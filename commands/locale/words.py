@@ -16,9 +16,12 @@ _SMALL = {"en": ("zero", "one", "two", "three", "four"), "zh": ("零", "一", "�
 
 
 def tn(lang: str, key: str, n: int, /, **values: object) -> str:
-    """``t`` with the singular form (``key.one``) when ``n`` is 1 and the language has one."""
+    """``t`` with the singular form (``key.one``) when ``n`` is 1, and the form for none
+    (``key.zero``) when ``n`` is 0, where the language has them."""
     if n == 1 and has(lang, key + ".one"):
         return t(lang, key + ".one", n=n, **values)
+    if n == 0 and has(lang, key + ".zero"):  # "none is a breaking change", not "0 are …"
+        return t(lang, key + ".zero", n=n, **values)
     return t(lang, key, n=n, **values)
 
 
@@ -92,9 +95,16 @@ def change_words(now: float, avg: float, lang: str) -> str:
     return t(lang, "change.up" if pct > 0 else "change.down", pct=abs(pct))
 
 
-def join_list(items: Sequence[str], lang: str, limit: int | None = None) -> str:
-    """ "a, b, c" / "a、b、c" (at most ``limit`` items); "—" for none."""
+def join_list(items: Sequence[str], lang: str, limit: int | None = None, *, conjunction: bool = True) -> str:
+    """ "a, b and c" / "a、b、c" (at most ``limit`` items); "—" for none. English running text
+    ends a list with "and" ("in Kernels & custom ops, Quantization and Model support"); Chinese
+    lists with the enumeration comma alone, as the team's reports do. ``conjunction=False``: a
+    list inside a list item ("xgrammar 0.1 → 0.2, torch 2.6 → 2.7"), commas only."""
     values = list(items)[:limit] if limit else list(items)
     if not values:
         return "—"
-    return ("、" if lang == "zh" else ", ").join(values)
+    if lang == "zh":
+        return "、".join(values)
+    if not conjunction or len(values) == 1:
+        return ", ".join(values)
+    return ", ".join(values[:-1]) + " and " + values[-1]

@@ -87,23 +87,21 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
         text += gap + t(
             lang,
             "digest.summary_filter",
-            modules=join_list(
-                [label(m) for m in stats.modules_filter] + [flag_label(lang, k) for k in stats.filter.flags],
-                lang,
-            ),
+            what=_filter_text(stats, label, lang),
             overall=stats.merged_overall,
             unit=unit_word,
         )
     if themes:
         names = join_list([th.label(lang) for th in themes[:5]], lang)
         text += gap + t(lang, "digest.summary_themes", themes=names)
-    text += gap + t(
+    risks = t(
         lang,
         "digest.summary_risks",
         core=tn(lang, "digest.sum_core", c["core-path"]),
         tests=tn(lang, "digest.sum_tests", c["missing-tests"]),
         breaking=tn(lang, "digest.sum_breaking", c["breaking"]),
     )
+    text += gap + risks[:1].upper() + risks[1:]  # "No PR changes core paths, …" starts a sentence
     above = []
     for kind in SUMMARY_FLAGS:
         kind_avg = stats.previous_avg(kind)
@@ -139,6 +137,29 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
     else:
         blocks.append(Paragraph(text=not_compared(stats, lang)))
     return blocks
+
+
+def _filter_text(stats: DigestStats, label: LabelFn, lang: str) -> str:
+    """Which PRs a filtered digest counts, as ``TagFilter`` keeps them: those touching the modules
+    (any of them, all of them, or none but them) or carrying one of the flags — "touching ROCm /
+    AMD or with a core-path change flag", not "touching ROCm / AMD, core-path change"."""
+    flt = stats.filter
+    parts = []
+    if stats.modules_filter:
+        names = [label(m) for m in stats.modules_filter]
+        glue = "word.or" if flt.match == "any" else "word.and"
+        parts.append(t(lang, f"digest.filter_{flt.match}", modules=_listed(names, glue, lang)))
+    if flt.flags:
+        flags = _listed([flag_label(lang, k) for k in flt.flags], "word.or", lang)
+        parts.append(t(lang, "digest.filter_flags", flags=flags))
+    return t(lang, "word.or").join(parts)
+
+
+def _listed(items: list[str], glue: str, lang: str) -> str:
+    """ "a, b or c" / "a、b 或 c": a list ending with the word ``glue`` names."""
+    if len(items) == 1:
+        return items[0]
+    return t(lang, glue).join([("、" if lang == "zh" else ", ").join(items[:-1]), items[-1]])
 
 
 def _count_label(kind: str, lang: str) -> str:
@@ -307,7 +328,7 @@ def _dependency_item(s: StoredPR, lang: str) -> str:
     if not shown:
         return clean_title(s.pr.title)
     if any("→" in e for e in shown):
-        return join_list(shown, lang)
+        return join_list(shown, lang, conjunction=False)  # one item of the upgrades' list
     return t(lang, "digest.dependency_files", files=join_list(shown, lang, 2))
 
 

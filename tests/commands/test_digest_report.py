@@ -414,3 +414,78 @@ def test_chinese_risks_and_pr_are_chinese(run: RunFn) -> None:
             "reverts",
         ):
             assert leak not in text, (leak, reply.command)
+
+
+# -- wording a team lead posts unedited (review finding 20) ----------------------------------------------
+
+
+def _summary(reply: Reply) -> str:
+    return next(b for b in reply.blocks if isinstance(b, Paragraph)).text
+
+
+def test_no_count_of_zero_is_stated_as_a_plural(run: RunFn) -> None:
+    """ "0 are breaking changes" reads oddly: none is one."""
+    reply = run("digest", "2026-W19", "rocm", "kernel", "all")
+    summary = _summary(reply)
+    assert reply.data["counts"]["breaking"] == 0
+    assert "none is a breaking change." in summary and "0 are" not in summary
+    zh = _summary(run("digest", "2026-W19", "rocm", "kernel", "all", lang="zh"))
+    assert "没有破坏性变更。" in zh and "0 个为破坏性变更" not in zh
+    quiet = _summary(run("digest", "2026-W20", timezone="Europe/Berlin"))
+    assert "No PR changes core paths, none lacks test coverage and none is a breaking change." in quiet
+
+
+def test_a_list_in_running_english_ends_with_and(run: RunFn) -> None:
+    text = render(run("digest", "2026-W19"), "text")
+    line = next(line for line in text.splitlines() if line.startswith("• Add tests for"))
+    assert re.search(r"in [^,]+, [^,]+ and [^,]+ before the next release", line), line
+    themes = re.search(r"Main themes: ([^.]+)\.", text)
+    assert themes and " and " in themes.group(1), text
+
+
+def test_the_dependency_recommendation_names_packages_never_files(run: RunFn) -> None:
+    """ "Test against the upgraded requirements/common.txt, xgrammar, …": a file is no package."""
+    for lang in ("en", "zh"):
+        reply = run("digest", "2026-04-21..2026-05-10", lang=lang)
+        rec = next(r for r in reply.data["recommendations"] if "xgrammar" in r["text"])
+        assert "requirements" not in rec["text"] and ".txt" not in rec["text"], rec
+        assert ("and others" if lang == "en" else "等补充") in rec["text"], rec
+        # every PR it links upgrades a package it names
+        by_number = {p["number"]: p for p in reply.data["prs"]}
+        for number in rec["prs"]:
+            items = reply.data["risks"]["dependency"]["evidence"].get(str(number)) or []
+            assert any("→" in item for item in items) or "dependency" in by_number[number]["flags"]
+
+
+@pytest.mark.parametrize(
+    ("args", "en", "zh"),
+    [
+        (
+            ("rocm", "core-path"),
+            "Only PRs touching ROCm / AMD or with a core-path change flag are counted;",
+            "仅统计涉及 ROCm / AMD 或带有核心路径变更标记的 PR；",
+        ),
+        (
+            ("rocm", "kernel", "all"),
+            "Only PRs touching ROCm / AMD and Kernels & custom ops are counted;",
+            "仅统计同时涉及 ROCm / AMD 和内核与算子的 PR；",
+        ),
+        (
+            ("rocm", "kernel"),
+            "Only PRs touching ROCm / AMD or Kernels & custom ops are counted;",
+            "仅统计涉及 ROCm / AMD 或内核与算子的 PR；",
+        ),
+        (
+            ("core-path", "breaking"),
+            "Only PRs with a core-path change or breaking change flag are counted;",
+            "仅统计带有核心路径变更或破坏性变更标记的 PR；",
+        ),
+    ],
+)
+def test_a_filtered_digest_says_which_prs_it_counts(
+    run: RunFn, args: tuple[str, ...], en: str, zh: str
+) -> None:
+    """Not "Only PRs touching ROCm / AMD, core-path change are counted": a flag is no module, and
+    any/all reads as or/and."""
+    assert en in _summary(run("digest", "2026-W19", *args))
+    assert zh in _summary(run("digest", "2026-W19", *args, lang="zh"))
