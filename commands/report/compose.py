@@ -186,8 +186,13 @@ def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
         n = len(th.prs)
         name = th.label(lang)
         total = module_counts.get(th.module, n) if th.module else n
+        inside = _inside(th)
         if th.kind == "burst":
             head = t(lang, "digest.theme_burst", topic=name, prs=count(n, lang), unit=unit_word)
+        elif inside < n:  # PRs of other modules joined the story: the heading says how many
+            outside = tn(lang, "digest.theme_outside", n - inside)
+            key = "digest.theme_module_part_more" if inside < total else "digest.theme_module_all_more"
+            head = t(lang, key, module=name, n=inside, total=total, outside=outside)
         elif total > n:
             head = t(lang, "digest.theme_module_part", module=name, n=n, total=total)
         else:
@@ -201,6 +206,16 @@ def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
     if not themes:
         blocks.append(Paragraph(text=t(lang, "digest.no_themes")))
     return blocks
+
+
+def _inside(th: Theme) -> int:
+    """How many of a theme's PRs touch the module it is named after (all of them for a theme that
+    is no module's): the heading counts those against the module table's count, and the others —
+    joined by the story's words or files — apart ("55 of the 62 PRs that touch it and 13 related
+    PRs outside it"), never "68 PRs" beside a table saying 62."""
+    if th.module is None:
+        return len(th.prs)
+    return sum(1 for s in th.prs if th.module in s.cls.modules)
 
 
 def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
@@ -549,6 +564,9 @@ def _data(
                 "key": th.key,
                 "module": th.module,
                 "module_total": module_counts.get(th.module, 0) if th.module else None,
+                # the heading's counts: the theme's PRs touching its module, and those joined from others
+                "in_module": _inside(th) if th.module else None,
+                "outside_module": len(th.prs) - _inside(th) if th.module else None,
                 "count": len(th.prs),
                 "prs": th.numbers,
                 "lead": list(th.lead),

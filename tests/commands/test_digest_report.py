@@ -206,17 +206,59 @@ def test_mostly_in_is_computed_from_the_module_counts(run: RunFn) -> None:
         assert f": {len(flagged)} PRs" in line
 
 
-def test_theme_headings_say_what_they_count(run: RunFn) -> None:
-    reply = run("digest", "2026-W19")
+@pytest.mark.parametrize("period", PERIODS)
+def test_theme_headings_say_what_they_count(run: RunFn, period: str) -> None:
+    """A theme named after a module counts, against the module table's count, only the PRs that
+    touch the module, and the PRs of other modules that joined the story apart: 2026-W18 said
+    "Kernels & custom ops — 68 PRs" beside a table saying 62 (15 of the 68 touch no kernel)."""
+    reply = run("digest", period)
+    data = reply.data
+    modules = {p["number"]: p["modules"] for p in data["prs"]}
+    table = {row["label"]: row["count"] for row in data["modules"]}
     headings = [
         b.text for b in reply.all_blocks() if isinstance(b, Heading) and b.level == 3 and b.text[:1].isdigit()
     ]
-    for heading, theme in zip(headings, reply.data["themes"], strict=True):
+    for heading, theme in zip(headings, data["themes"], strict=True):
         n = len(theme["prs"])
-        if theme["kind"] == "module" and theme["module_total"] > n:
-            assert f"{n} of the {theme['module_total']} PRs that touch it" in heading
-        else:
+        if theme["kind"] == "burst":
             assert f"{n} PRs" in heading
+            continue
+        if theme["module"] is None:
+            assert f"— {n} PRs" in heading and theme["title"] not in table, heading
+            continue
+        inside = sum(1 for number in theme["prs"] if theme["module"] in modules[number])
+        total = theme["module_total"]
+        assert theme["in_module"] == inside and total == table[theme["title"]]
+        assert theme["outside_module"] == n - inside
+        outside = n - inside
+        assert inside <= total, heading
+        if outside:
+            related = "1 related PR outside it" if outside == 1 else f"{outside} related PRs outside it"
+            said = f"{inside} of the {total} PRs that touch it" if inside < total else f"the {total} PRs"
+            assert heading.endswith(
+                f"{said} that touch it and {related}".replace(" that touch it that", " that")
+            )
+        elif inside < total:
+            assert heading.endswith(f"{inside} of the {total} PRs that touch it"), heading
+        else:
+            assert heading.endswith(f"— {n} PRs"), heading
+        # no number in the heading beyond those: "68 PRs" beside a table of 62 is gone
+        assert all(
+            int(x) in (inside, total, outside, n) for x in re.findall(r"\d+", heading.split(" — ", 1)[1])
+        )
+
+
+def test_theme_headings_in_chinese_count_the_same(run: RunFn) -> None:
+    reply = run("digest", "2026-W18", lang="zh")
+    themes = {th["title"]: th for th in reply.data["themes"]}
+    kernel = themes["内核与算子"]
+    outside = kernel["count"] - kernel["in_module"]
+    assert outside > 0  # the case the review found
+    heading = next(b.text for b in reply.all_blocks() if isinstance(b, Heading) and "内核与算子（" in b.text)
+    assert heading.endswith(
+        f"内核与算子（涉及该模块的 {kernel['module_total']} 个 PR 中的 {kernel['in_module']} 个，"
+        f"另有 {outside} 个相关 PR 不涉及该模块）"
+    ), heading
 
 
 # -- periods and comparisons -----------------------------------------------------------------------------
