@@ -475,6 +475,8 @@ def test_no_count_of_zero_is_stated_as_a_plural(run: RunFn) -> None:
     assert "没有破坏性变更。" in zh and "0 个为破坏性变更" not in zh
     quiet = _summary(run("digest", "2026-W20", timezone="Europe/Berlin"))
     assert "No PR changes core paths, none lacks test coverage and none is a breaking change." in quiet
+    # one PR against 213.3 is 99% fewer, never "100% fewer" while a PR was merged
+    assert quiet.startswith("1 PR merged this week (99% fewer than the four-week average: 213.3)"), quiet
 
 
 def test_a_list_in_running_english_ends_with_and(run: RunFn) -> None:
