@@ -65,7 +65,9 @@ def _empty(
     lang = inv.lang
     if modules and overall:
         names = ", ".join(ctx.profile.module_label(m, lang) for m in modules)
-        text = tn(lang, "digest.empty_filter", overall, modules=names, period=period.label, overall=overall)
+        text = tn(
+            lang, "digest.empty_filter", overall, modules=names, period=period.shown(lang), overall=overall
+        )
         blocks: list[Block] = [Paragraph(text=text)]
         present = ctx.store.tag_counts(repo, "module", period.start, period.end)
         top = sorted(present, key=lambda m: (-present[m], m))[:6]
@@ -75,15 +77,22 @@ def _empty(
             blocks.append(
                 Paragraph(
                     text=t(
-                        lang, "digest.empty_modules", period=period.label, modules=listed, period_word=word
+                        lang,
+                        "digest.empty_modules",
+                        period=period.shown(lang),
+                        modules=listed,
+                        period_word=word,
                     )
                 )
             )
         return blocks
-    blocks = [Paragraph(text=t(lang, "digest.empty", period=period.label))]
+    blocks = [Paragraph(text=t(lang, "digest.empty", period=period.shown(lang)))]
     span = ctx.store.merged_range(repo)
     if span is not None:
-        hint = week_of(span[1], ZoneInfo(inv.timezone)).label
-        first, last = span[0].date(), span[1].date()
+        # the dates and the week in the reader's zone: a PR merged late on Sunday in UTC is
+        # Monday's in Berlin, and its week is the next one there
+        zone = ZoneInfo(inv.timezone)
+        hint = week_of(span[1], zone).label
+        first, last = span[0].astimezone(zone).date(), span[1].astimezone(zone).date()
         blocks.append(Paragraph(text=t(lang, "digest.empty_range", first=first, last=last, hint=hint)))
     return blocks

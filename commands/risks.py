@@ -54,7 +54,8 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
 
     blocks: list[Block] = []
     if not items:
-        blocks.append(Paragraph(text=t(lang, "risks.none", kind=kind_text, period=period.label)))
+        none = "risks.none_all" if kind == "all" else "risks.none"  # not "PRs with all flags at once"
+        blocks.append(Paragraph(text=t(lang, none, kind=kind_text, period=period.shown(lang))))
     else:
         groups: dict[str, list[StoredPR]] = {kind: items} if kind != "all" else {}
         if kind == "all":
@@ -100,5 +101,5 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
     if note is not None:
         blocks.insert(0, note)
         data["profile_note"] = note.text
-    title = t(lang, "risks.title", kind=kind_text, repo=repo, period=period.label)
+    title = t(lang, "risks.title", kind=kind_text, repo=repo, period=period.shown(lang))
     return Reply(command="risks", title=title, blocks=blocks, data=data)

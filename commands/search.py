@@ -65,7 +65,7 @@ def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | Non
             blocks.append(PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=lines))
     title = t(lang, "search.title", query=query, repo=repo)
     if period:
-        title += f" · {period.label}"
+        title += f" · {period.shown(lang)}"
 
     def data() -> dict[str, Any]:
         """The JSON form, built when first read (the text and chat renderers never read it)."""

@@ -153,12 +153,28 @@ def evidence_items(
         items = [e for e in items if _REF.match(e) or e.startswith("commit ")]
     if kind == "breaking":
         items = sorted(items, key=_breaking_rank)
+    items = _without_inner_quotes(items)
     out: list[str] = []
     for item in items:
         shown = evidence_item(kind, item, lang, title, quote_limit)
         if shown and shown not in out:
             out.append(shown)
     return out
+
+
+def _without_inner_quotes(items: list[str]) -> list[str]:
+    """The items without a description quote that another quote of the same description already
+    holds: the classifier may quote a sentence and then the phrase in it that matched
+    ("`TREE_ATTN` is no longer accepted in `--speculative-config` …" and "no longer accepted in
+    `--speculative-config`"); the reader needs the sentence once."""
+    quotes = [
+        (i, _unquote(m.group(2)).lower()) for i, e in enumerate(items) if (m := _QUOTE.match(e.strip()))
+    ]
+    quotes = [(i, q) for i, q in quotes if items[i].lstrip().startswith("body:") and q]
+    inner = {
+        i for i, q in quotes if any(j != i and q in other and (q != other or j < i) for j, other in quotes)
+    }
+    return [e for i, e in enumerate(items) if i not in inner]
 
 
 def evidence_text(

@@ -8,6 +8,7 @@ and the JSON agree (a test reads the numbers back out of the text).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
 
 from commands.locale import has, t
 
@@ -15,9 +16,12 @@ _SMALL = {"en": ("zero", "one", "two", "three", "four"), "zh": ("零", "一", "�
 
 
 def tn(lang: str, key: str, n: int, /, **values: object) -> str:
-    """``t`` with the singular form (``key.one``) when ``n`` is 1 and the language has one."""
+    """``t`` with the singular form (``key.one``) when ``n`` is 1, and the form for none
+    (``key.zero``) when ``n`` is 0, where the language has them."""
     if n == 1 and has(lang, key + ".one"):
         return t(lang, key + ".one", n=n, **values)
+    if n == 0 and has(lang, key + ".zero"):  # "none is a breaking change", not "0 are …"
+        return t(lang, key + ".zero", n=n, **values)
     return t(lang, key, n=n, **values)
 
 
@@ -32,32 +36,58 @@ def num_word(n: int, lang: str) -> str:
     return words[n] if 0 <= n < len(words) else str(n)
 
 
-def avg_text(value: float | None, digits: int = 0) -> str:
-    """An average as every table and sentence shows it: whole numbers for PR counts of 10 and more,
-    one decimal below that (an average of 0.5 breaking changes is not "0") and for module counts."""
+def rounded(value: float, digits: int = 0) -> float:
+    """``value`` rounded half away from zero, as a reader rounds (2.25 → 2.3, 0.5 → 1): Python's
+    ``round`` rounds to even on exact halves (2.25 → 2.2), which four-week averages often are."""
+    quantum = Decimal(1).scaleb(-digits)
+    return float(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
+def shown_avg(value: float) -> float:
+    """An average as every table and sentence shows it: one decimal, rounded half up, so the
+    summary, the comparison table and the module table show the same 36.5 for the same count
+    (a whole number for a whole average); a percentage beside it is computed from this value."""
+    return rounded(value, 1)
+
+
+def avg_text(value: float | None) -> str:
+    """``shown_avg`` as text: "36.5", "2.3" (for 2.25), "199"; "—" without an average."""
     if value is None:
         return "—"
-    if digits == 0 and (value >= 10 or value == int(value)):
-        return f"{value:.0f}"
-    return f"{round(value, max(digits, 1)):g}"
+    return f"{shown_avg(value):g}"
 
 
 def pct_change(now: float, avg: float) -> int | None:
-    """The change against an average in whole percent; None without a base to compare with."""
+    """The change against an average in whole percent (half up); None without a base to compare
+    with. A change is never rounded away: 200 against 199 is +1%, not "as many as"; and 1 PR
+    against 213 is 99% fewer, not "100% fewer" while PRs were merged."""
     if avg == 0:
         return None
-    return round((now - avg) / avg * 100)
+    exact = (now - avg) / avg * 100
+    pct = int(rounded(abs(exact))) * (1 if exact >= 0 else -1)
+    if now != avg and pct == 0:
+        return 1 if now > avg else -1
+    if now > 0 and pct <= -100:
+        return -99
+    return pct
+
+
+def shown_change(now: float, avg: float) -> int | None:
+    """``pct_change`` against the average as it is shown beside the percentage (``avg_text``):
+    17 against a shown 15.8 is +8%, whatever the unrounded 15.75 would give."""
+    return pct_change(now, shown_avg(avg))
 
 
 def signed_pct(now: float, avg: float) -> str:
     """ "+6%", "-12%", or "—" without a base (as the tables show it)."""
-    pct = pct_change(now, avg)
+    pct = shown_change(now, avg)
     return "—" if pct is None else f"{pct:+d}%"
 
 
 def change_words(now: float, avg: float, lang: str) -> str:
-    """A change in words: "6% more than" / "比…多 6%"-style fragments from the locale."""
-    pct = pct_change(now, avg)
+    """A change in words: "6% more than" / "比…多 6%"-style fragments from the locale, against the
+    average as shown."""
+    pct = shown_change(now, avg)
     if pct is None:
         return t(lang, "change.none")
     if pct == 0:
@@ -65,9 +95,16 @@ def change_words(now: float, avg: float, lang: str) -> str:
     return t(lang, "change.up" if pct > 0 else "change.down", pct=abs(pct))
 
 
-def join_list(items: Sequence[str], lang: str, limit: int | None = None) -> str:
-    """ "a, b, c" / "a、b、c" (at most ``limit`` items); "—" for none."""
+def join_list(items: Sequence[str], lang: str, limit: int | None = None, *, conjunction: bool = True) -> str:
+    """ "a, b and c" / "a、b、c" (at most ``limit`` items); "—" for none. English running text
+    ends a list with "and" ("in Kernels & custom ops, Quantization and Model support"); Chinese
+    lists with the enumeration comma alone, as the team's reports do. ``conjunction=False``: a
+    list inside a list item ("xgrammar 0.1 → 0.2, torch 2.6 → 2.7"), commas only."""
     values = list(items)[:limit] if limit else list(items)
     if not values:
         return "—"
-    return ("、" if lang == "zh" else ", ").join(values)
+    if lang == "zh":
+        return "、".join(values)
+    if not conjunction or len(values) == 1:
+        return ", ".join(values)
+    return ", ".join(values[:-1]) + " and " + values[-1]

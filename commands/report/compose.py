@@ -87,23 +87,21 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
         text += gap + t(
             lang,
             "digest.summary_filter",
-            modules=join_list(
-                [label(m) for m in stats.modules_filter] + [flag_label(lang, k) for k in stats.filter.flags],
-                lang,
-            ),
+            what=_filter_text(stats, label, lang),
             overall=stats.merged_overall,
             unit=unit_word,
         )
     if themes:
         names = join_list([th.label(lang) for th in themes[:5]], lang)
         text += gap + t(lang, "digest.summary_themes", themes=names)
-    text += gap + t(
+    risks = t(
         lang,
         "digest.summary_risks",
         core=tn(lang, "digest.sum_core", c["core-path"]),
         tests=tn(lang, "digest.sum_tests", c["missing-tests"]),
         breaking=tn(lang, "digest.sum_breaking", c["breaking"]),
     )
+    text += gap + risks[:1].upper() + risks[1:]  # "No PR changes core paths, …" starts a sentence
     above = []
     for kind in SUMMARY_FLAGS:
         kind_avg = stats.previous_avg(kind)
@@ -141,6 +139,29 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
     return blocks
 
 
+def _filter_text(stats: DigestStats, label: LabelFn, lang: str) -> str:
+    """Which PRs a filtered digest counts, as ``TagFilter`` keeps them: those touching the modules
+    (any of them, all of them, or none but them) or carrying one of the flags — "touching ROCm /
+    AMD or with a core-path change flag", not "touching ROCm / AMD, core-path change"."""
+    flt = stats.filter
+    parts = []
+    if stats.modules_filter:
+        names = [label(m) for m in stats.modules_filter]
+        glue = "word.or" if flt.match == "any" else "word.and"
+        parts.append(t(lang, f"digest.filter_{flt.match}", modules=_listed(names, glue, lang)))
+    if flt.flags:
+        flags = _listed([flag_label(lang, k) for k in flt.flags], "word.or", lang)
+        parts.append(t(lang, "digest.filter_flags", flags=flags))
+    return t(lang, "word.or").join(parts)
+
+
+def _listed(items: list[str], glue: str, lang: str) -> str:
+    """ "a, b or c" / "a、b 或 c": a list ending with the word ``glue`` names."""
+    if len(items) == 1:
+        return items[0]
+    return t(lang, glue).join([("、" if lang == "zh" else ", ").join(items[:-1]), items[-1]])
+
+
 def _count_label(kind: str, lang: str) -> str:
     if kind in FLAG_KINDS:
         return flag_label(lang, kind)
@@ -165,8 +186,13 @@ def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
         n = len(th.prs)
         name = th.label(lang)
         total = module_counts.get(th.module, n) if th.module else n
+        inside = _inside(th)
         if th.kind == "burst":
             head = t(lang, "digest.theme_burst", topic=name, prs=count(n, lang), unit=unit_word)
+        elif inside < n:  # PRs of other modules joined the story: the heading says how many
+            outside = tn(lang, "digest.theme_outside", n - inside)
+            key = "digest.theme_module_part_more" if inside < total else "digest.theme_module_all_more"
+            head = t(lang, key, module=name, n=inside, total=total, outside=outside)
         elif total > n:
             head = t(lang, "digest.theme_module_part", module=name, n=n, total=total)
         else:
@@ -180,6 +206,16 @@ def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
     if not themes:
         blocks.append(Paragraph(text=t(lang, "digest.no_themes")))
     return blocks
+
+
+def _inside(th: Theme) -> int:
+    """How many of a theme's PRs touch the module it is named after (all of them for a theme that
+    is no module's): the heading counts those against the module table's count, and the others —
+    joined by the story's words or files — apart ("55 of the 62 PRs that touch it and 13 related
+    PRs outside it"), never "68 PRs" beside a table saying 62."""
+    if th.module is None:
+        return len(th.prs)
+    return sum(1 for s in th.prs if th.module in s.cls.modules)
 
 
 def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
@@ -213,7 +249,7 @@ def _period_word(stats: DigestStats) -> str:
 
 
 def _trend_item(tr: Trend, label: LabelFn, lang: str) -> str:
-    avg = avg_text(tr.avg, 1)
+    avg = avg_text(tr.avg)
     return t(lang, "digest.trend_item", module=label(tr.module), now=tr.now, avg=avg, change=tr.change(lang))
 
 
@@ -250,7 +286,7 @@ def _trends(stats: DigestStats, trends: list[Trend], label: LabelFn, lang: str) 
             t(lang, "digest.col_change"),
         ]
         rows = [
-            [label(tr.module), str(tr.now), avg_text(tr.avg, 1), tr.change(lang)]
+            [label(tr.module), str(tr.now), avg_text(tr.avg), tr.change(lang)]
             for tr in trends[:TABLE_ROWS]
             if tr.now
         ]
@@ -307,7 +343,7 @@ def _dependency_item(s: StoredPR, lang: str) -> str:
     if not shown:
         return clean_title(s.pr.title)
     if any("→" in e for e in shown):
-        return join_list(shown, lang)
+        return join_list(shown, lang, conjunction=False)  # one item of the upgrades' list
     return t(lang, "digest.dependency_files", files=join_list(shown, lang, 2))
 
 
@@ -460,7 +496,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         return profile.module_label(module, lang)
 
     kind = "week" if stats.comparison.weekly else "period"
-    title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=stats.period.label)
+    title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=stats.period.shown(lang))
     if stats.modules_filter:
         title += " · " + ", ".join(label(m) for m in stats.modules_filter)
         if stats.filter.match != "any":
@@ -528,6 +564,9 @@ def _data(
                 "key": th.key,
                 "module": th.module,
                 "module_total": module_counts.get(th.module, 0) if th.module else None,
+                # the heading's counts: the theme's PRs touching its module, and those joined from others
+                "in_module": _inside(th) if th.module else None,
+                "outside_module": len(th.prs) - _inside(th) if th.module else None,
                 "count": len(th.prs),
                 "prs": th.numbers,
                 "lead": list(th.lead),

@@ -26,6 +26,7 @@ class Recommendation:
 
 LabelFn = Callable[[str], str]
 MAX_PRS = 5
+MAX_PACKAGES = 4  # packages a recommendation names
 MAX_RECOMMENDATIONS = 5  # the most pressing first; the digest stays as short as the team's report
 
 
@@ -34,17 +35,27 @@ def top_modules(prs: list[StoredPR], label: LabelFn, lang: str, n: int = 3) -> s
     return join_list([label(m) for m, _ in module_tally(prs).most_common(n)], lang)
 
 
-def _packages(deps: list[StoredPR], lang: str) -> str:
-    """The upgraded packages by name (the risk section gives their versions)."""
+def _packages(deps: list[StoredPR], lang: str) -> tuple[list[str], list[StoredPR]]:
+    """The upgraded packages by name (the risk section gives their versions), and the PRs
+    upgrading them: only what the evidence names with a version ("xgrammar 0.1 → 0.2") is a
+    package; a PR that only changed a requirements file names none (its file is no package)."""
     names: list[str] = []
+    prs: list[StoredPR] = []
     for s in deps:
         flag = s.cls.flag("dependency")
         shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
-        for item in shown[:2] or [f"#{s.pr.number}"]:
-            name = item.split(" ", 1)[0] if "→" in item else item
-            if name not in names:
-                names.append(name)
-    return join_list(names, lang, 4)
+        named = [item.split(" ", 1)[0] for item in shown[:2] if "→" in item]
+        if named:
+            prs.append(s)
+        names += [name for name in named if name not in names]
+    return names, prs
+
+
+def _package_list(names: list[str], lang: str) -> str:
+    """ "xgrammar, torch, openai-harmony and AITER", or with "and others" (等) past ``MAX_PACKAGES``."""
+    if len(names) <= MAX_PACKAGES:
+        return join_list(names, lang)
+    return t(lang, "rec.dependency_others", names=join_list(names[:MAX_PACKAGES], lang, conjunction=False))
 
 
 def recommendations(
@@ -76,7 +87,12 @@ def recommendations(
         out.append(Recommendation(tn(lang, "rec.breaking", len(breaking)), breaking[:MAX_PRS]))
     deps = stats.flagged("dependency")
     if deps:
-        out.append(Recommendation(t(lang, "rec.dependency", deps=_packages(deps, lang)), deps[:4]))
+        names, named = _packages(deps, lang)
+        if names:
+            text = t(lang, "rec.dependency", deps=_package_list(names, lang))
+            out.append(Recommendation(text, named[:MAX_PACKAGES]))
+        else:
+            out.append(Recommendation(tn(lang, "rec.dependency_unnamed", len(deps)), deps[:MAX_PACKAGES]))
     for theme in themes:
         if theme.kind == "burst":
             text = t(lang, "rec.burst", topic=theme.label(lang), n=len(theme.prs), unit=unit)

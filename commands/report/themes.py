@@ -72,6 +72,7 @@ from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, stem, topic_t
 from classify.topics import abbreviates as _abbreviates
 from classify.topics import leading_verb as _leading_verb
 from commands.locale import t
+from commands.locale.words import avg_text
 from commands.title_keys import title_stamp
 from storage.aggregates import TitleCounts
 from storage.prs import StoredPR
@@ -1103,13 +1104,78 @@ def _name(
     elif namer.source == "phrase":
         text = _headed(namer, prs, vocab, topics, members)
     action = _action(prs)
+    if namer.source != "tag":  # a tag is the author's own word for the story, kept as written
+        text = _without_leading_verbs(text)
+    if not text:  # nothing but verbs ("Tune"): the action says it, or where the story happens
+        if action is not None:
+            return {lang: _sentence_case(t(lang, f"theme.action.{action}")) for lang in ("en", "zh")}
+        return _where(prs, profile) or {"en": namer.text, "zh": namer.text}
+    # English names start with a capital, as the module labels beside them do; Chinese keeps a
+    # Latin name as written ("zqrun 重构")
+    en = text if namer.source == "tag" else _sentence_case(text)
     if action is None:
-        return {"en": text, "zh": text}
-    text = _attributive(text)
+        return {"en": en, "zh": text}
     return {
-        "en": f"{text} {t('en', f'theme.action.{action}')}",
-        "zh": zh_glue([text, t("zh", f"theme.action.{action}")]),
+        "en": f"{_attributive(en)} {t('en', f'theme.action.{action}')}",
+        "zh": zh_glue([_attributive(text), t("zh", f"theme.action.{action}")]),
     }
+
+
+# general English verbs of change (``classify.topics.CHANGE_VERBS`` and the series' ``ACTIONS``
+# with a few more): a theme's name is a subject, and a title's leading verb is no part of it
+VERBS_OF_CHANGE = (
+    CHANGE_VERBS
+    | frozenset(ACTIONS)
+    | frozenset(
+        "enable disable improve upgrade support use clean handle set optimise adjust refine unify "
+        "reenable re-enable reland bump make".split()
+    )
+)
+
+
+def _verb_of_change(word: str) -> bool:
+    """Whether ``word`` is a verb of change in a base, third-person or past form ("Tune",
+    "removes", "skipped", "re-enabled"); "fused" or "tuning" are not (a participle of a verb
+    that changes nothing, a gerund: "Fused MoE" and "Triton tuning" name things)."""
+    w = word.lower().removeprefix("re-")
+    if not w.isalpha():
+        return False
+    bases = {w}
+    for suffix in ("s", "es", "d", "ed"):
+        if w.endswith(suffix) and len(w) > len(suffix) + 2:
+            base = w[: -len(suffix)]
+            bases.add(base)
+            if len(base) >= 3 and base[-1] == base[-2]:  # skipped → skip
+                bases.add(base[:-1])
+    return not bases.isdisjoint(VERBS_OF_CHANGE)
+
+
+def _without_leading_verbs(text: str) -> str:
+    """A name without the verbs of change it starts with: "Tune Triton config" → "Triton config",
+    "skipped AMD" → "AMD" (a phrase taken from "Re-enable 21 skipped AMD CI tests")."""
+    words = text.split(" ")
+    while words and _verb_of_change(words[0]):
+        words.pop(0)
+    return " ".join(words)
+
+
+def _sentence_case(text: str) -> str:
+    """A name starting with a capital, as the module labels beside it do ("Tool parser" next to
+    "Kernels & custom ops"): a lower-case plain first word is capitalised, an identifier
+    (``wandb.Image``, ``vLLM``) is kept as written."""
+    first, _, rest = text.partition(" ")
+    if first.isalpha() and first.islower():
+        first = first[:1].upper() + first[1:]
+    return f"{first} {rest}" if rest else first
+
+
+def _where(prs: Sequence[StoredPR], profile: Profile) -> dict[str, str] | None:
+    """The label of the module most of a theme's PRs touch (the catch-all aside), or None."""
+    tally = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules) if m != profile.catch_all_module)
+    if not tally:
+        return None
+    module = tally.most_common(1)[0][0]
+    return {lang: profile.module_label(module, lang) for lang in ("en", "zh")}
 
 
 _FILE_NAME = re.compile(r"[\w\-/]+\.[A-Za-z]{1,5}")  # requirements_dev.txt, setup.py, ci/jobs.yml
@@ -1418,7 +1484,7 @@ def describe(
             else:
                 text = t(lang, "theme.sentence", kinds=kinds, lead=refs)
             if before:  # none before: the heading says the topic is new
-                avg = f"{before:.1f}".removesuffix(".0")
+                avg = avg_text(before)  # as the trends table shows the module's average
                 what = "module" if th.module is not None else "titles"
                 text += t(lang, f"theme.before_{what}.{per}", now=th.named, avg=avg, k=th.compared)
             summary[lang] = text + t(lang, "theme.end")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from commands.locale import t
-from commands.locale.words import signed_pct
+from commands.locale.words import shown_avg, signed_pct
 from commands.report.stats import DigestStats
 
 MAX_ROWS = 10
@@ -31,7 +31,8 @@ class Trend:
 def module_trends(stats: DigestStats) -> list[Trend]:
     now = stats.module_counts()
     avg = stats.previous_module_avg()
-    trends = [Trend(m, now.get(m, 0), round(avg.get(m, 0.0), 1)) for m in set(now) | set(avg)]
+    # the average as the table shows it (one decimal, half up): its change is computed from it
+    trends = [Trend(m, now.get(m, 0), shown_avg(avg.get(m, 0.0))) for m in set(now) | set(avg)]
     trends.sort(key=lambda tr: (-tr.now, -tr.avg, tr.module))
     return trends
 

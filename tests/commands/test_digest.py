@@ -183,6 +183,18 @@ def test_an_empty_period_says_where_the_data_is(run: RunFn) -> None:
     assert "digest 2026-W19" in text
 
 
+@pytest.mark.parametrize("timezone", ["UTC", "Europe/Berlin", "America/Los_Angeles", "Asia/Shanghai"])
+def test_the_empty_period_hint_names_dates_and_week_in_one_time_zone(run: RunFn, timezone: str) -> None:
+    """The demo's last PR is merged at 22:15 UTC on Sunday 2026-05-10: Monday 2026-05-11 in
+    Berlin, so Berlin's hint must say 05-11 and 2026-W20 (it said 05-10 and W20)."""
+    text = render(run("digest", "2025-W10", timezone=timezone), "text")
+    found = re.search(r"from (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2}); try `digest (\d{4})-W(\d{2})`", text)
+    assert found, text
+    last = datetime.fromisoformat(found.group(2)).date()
+    year, week, _ = last.isocalendar()
+    assert (year, week) == (int(found.group(3)), int(found.group(4))), text
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from classify.rules import Profile
 from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items
-from commands.locale.words import avg_text, pct_change
+from commands.locale.words import avg_text, shown_change
 from commands.model import BulletList, Heading, Paragraph, Reply, Table
 from commands.registry import Context
 from commands.render import render
@@ -54,14 +55,15 @@ def _allowed(data: dict[str, Any]) -> set[str]:
     """Every number the JSON holds, as the text formats it: counts, averages (whole and one
     decimal), the changes against them, and 'N more' after the named items of a risk line."""
     values = set(_walk({k: v for k, v in data.items() if k not in ("prs", "highlights", "key_prs")}))
-    out = {avg_text(v) for v in values} | {avg_text(v, 1) for v in values}
+    out = {avg_text(v) for v in values} | {str(int(v)) for v in values if v == int(v)}
     counts, averages = data["counts"], data["averages"]
+    # a percentage is the change against the average as shown beside it
     for key, avg in averages.items():
         if avg:
-            out.add(str(abs(pct_change(counts[key], avg) or 0)))
+            out.add(str(abs(shown_change(counts[key], avg) or 0)))
     for row in data["modules"]:
         if row["avg_4w"]:
-            out.add(str(abs(pct_change(row["count"], row["avg_4w"]) or 0)))
+            out.add(str(abs(shown_change(row["count"], row["avg_4w"]) or 0)))
     for risk in data["risks"].values():
         out.add(str(risk["count"] - RISK_NAMED))
         out.add(str(risk["count"] - 5))
@@ -118,13 +120,15 @@ def test_the_summary_and_the_tables_state_the_same_numbers(run: RunFn, period: s
     counts, averages = data["counts"], data["averages"]
     summary = next(b for b in reply.blocks if isinstance(b, Paragraph)).text
     m = re.match(
-        r"^(\d+) PRs merged this week(?: \((\d+)% (more|fewer) than .*?: (\d+)\))?; (\d+) of them", summary
+        r"^(\d+) PRs merged this week(?: \((\d+)% (more|fewer) than .*?: ([\d.]+)\))?; (\d+) of them", summary
     )
     assert m, summary
     assert int(m.group(1)) == counts["merged"] and int(m.group(5)) == counts["key"]
     if data["previous"]:
         assert m.group(4) == avg_text(averages["merged"])
-        assert int(m.group(2)) == abs(pct_change(counts["merged"], averages["merged"]) or 0)
+        shown = float(m.group(4))
+        assert int(m.group(2)) == abs(shown_change(counts["merged"], averages["merged"]) or 0)
+        assert int(m.group(2)) == round(abs(counts["merged"] - shown) / shown * 100 + 1e-9)
         table = next(b for b in reply.blocks if isinstance(b, Table) and b.columns[0] == "count")
         rows = {row[0]: row for row in table.rows}
         assert rows["merged"][1] == str(counts["merged"]) and rows["merged"][-1] == avg_text(
@@ -134,6 +138,52 @@ def test_the_summary_and_the_tables_state_the_same_numbers(run: RunFn, period: s
             assert rows["core-path change"][i] == str(previous["counts"]["core-path"])
     assert f"{counts['core-path']} PRs change core paths" in summary
     assert f"{counts['missing-tests']} lack test coverage" in summary
+
+
+def _pct(now: float, shown: float) -> int:
+    """The change a reader computes from the two numbers printed side by side."""
+    exact = (now - shown) / shown * 100
+    return int(Decimal(str(abs(exact))).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("2026-W19",),
+        ("2026-W18",),
+        ("2026-W19", "rocm", "kernel", "all"),
+        ("2026-W19", "rocm"),
+        ("2026-W16", "spec-decode"),
+        ("2026-04-21..2026-05-10",),
+    ],
+)
+def test_every_percentage_is_computed_from_the_average_printed_beside_it(
+    run: RunFn, args: tuple[str, ...]
+) -> None:
+    """ "17 PRs (10% more than the four-week average: 16)" read 15.75 and showed 16; the module
+    table showed 15.5 and +10%: a reader checks 17 against the number printed."""
+    reply = run("digest", *args)
+    summary = next(b for b in reply.blocks if isinstance(b, Paragraph)).text
+    m = re.search(r"^(\d+) PRs? merged this \w+ \((\d+)% (more|fewer) than [^:]*: ([\d.]+)\)", summary)
+    checked = 0
+    if m:
+        now, pct, shown = int(m.group(1)), int(m.group(2)), float(m.group(4))
+        assert pct == min(_pct(now, shown), 99 if now else 100) or (pct == 1 and now != shown), summary
+        checked += 1
+    compare = next(b for b in reply.all_blocks() if isinstance(b, Table) and b.columns[0] == "count")
+    module_table = next(b for b in reply.all_blocks() if isinstance(b, Table) and b.columns[0] == "module")
+    for row in module_table.rows:
+        now, shown, change = int(row[1]), float(row[2]), row[3]
+        if shown:
+            assert change == f"{_pct(now, shown) * (1 if now >= shown else -1):+d}%", row
+            checked += 1
+    # the same count is shown with the same average in both tables (a filtered digest's "merged"
+    # row and its module's row, "ROCm / AMD 42 36.5")
+    merged = next(r for r in compare.rows if r[0] == "merged")
+    for row in module_table.rows:
+        if row[1] == merged[1] and len(args) == 2 and args[1] == "rocm" and row[0].startswith("ROCm"):
+            assert row[2] == merged[-1], (row, merged)
+    assert checked
 
 
 def test_mostly_in_is_computed_from_the_module_counts(run: RunFn) -> None:
@@ -156,17 +206,59 @@ def test_mostly_in_is_computed_from_the_module_counts(run: RunFn) -> None:
         assert f": {len(flagged)} PRs" in line
 
 
-def test_theme_headings_say_what_they_count(run: RunFn) -> None:
-    reply = run("digest", "2026-W19")
+@pytest.mark.parametrize("period", PERIODS)
+def test_theme_headings_say_what_they_count(run: RunFn, period: str) -> None:
+    """A theme named after a module counts, against the module table's count, only the PRs that
+    touch the module, and the PRs of other modules that joined the story apart: 2026-W18 said
+    "Kernels & custom ops — 68 PRs" beside a table saying 62 (15 of the 68 touch no kernel)."""
+    reply = run("digest", period)
+    data = reply.data
+    modules = {p["number"]: p["modules"] for p in data["prs"]}
+    table = {row["label"]: row["count"] for row in data["modules"]}
     headings = [
         b.text for b in reply.all_blocks() if isinstance(b, Heading) and b.level == 3 and b.text[:1].isdigit()
     ]
-    for heading, theme in zip(headings, reply.data["themes"], strict=True):
+    for heading, theme in zip(headings, data["themes"], strict=True):
         n = len(theme["prs"])
-        if theme["kind"] == "module" and theme["module_total"] > n:
-            assert f"{n} of the {theme['module_total']} PRs that touch it" in heading
-        else:
+        if theme["kind"] == "burst":
             assert f"{n} PRs" in heading
+            continue
+        if theme["module"] is None:
+            assert f"— {n} PRs" in heading and theme["title"] not in table, heading
+            continue
+        inside = sum(1 for number in theme["prs"] if theme["module"] in modules[number])
+        total = theme["module_total"]
+        assert theme["in_module"] == inside and total == table[theme["title"]]
+        assert theme["outside_module"] == n - inside
+        outside = n - inside
+        assert inside <= total, heading
+        if outside:
+            related = "1 related PR outside it" if outside == 1 else f"{outside} related PRs outside it"
+            said = f"{inside} of the {total} PRs that touch it" if inside < total else f"the {total} PRs"
+            assert heading.endswith(
+                f"{said} that touch it and {related}".replace(" that touch it that", " that")
+            )
+        elif inside < total:
+            assert heading.endswith(f"{inside} of the {total} PRs that touch it"), heading
+        else:
+            assert heading.endswith(f"— {n} PRs"), heading
+        # no number in the heading beyond those: "68 PRs" beside a table of 62 is gone
+        assert all(
+            int(x) in (inside, total, outside, n) for x in re.findall(r"\d+", heading.split(" — ", 1)[1])
+        )
+
+
+def test_theme_headings_in_chinese_count_the_same(run: RunFn) -> None:
+    reply = run("digest", "2026-W18", lang="zh")
+    themes = {th["title"]: th for th in reply.data["themes"]}
+    kernel = themes["内核与算子"]
+    outside = kernel["count"] - kernel["in_module"]
+    assert outside > 0  # the case the review found
+    heading = next(b.text for b in reply.all_blocks() if isinstance(b, Heading) and "内核与算子（" in b.text)
+    assert heading.endswith(
+        f"内核与算子（涉及该模块的 {kernel['module_total']} 个 PR 中的 {kernel['in_module']} 个，"
+        f"另有 {outside} 个相关 PR 不涉及该模块）"
+    ), heading
 
 
 # -- periods and comparisons -----------------------------------------------------------------------------
@@ -364,3 +456,80 @@ def test_chinese_risks_and_pr_are_chinese(run: RunFn) -> None:
             "reverts",
         ):
             assert leak not in text, (leak, reply.command)
+
+
+# -- wording a team lead posts unedited (review finding 20) ----------------------------------------------
+
+
+def _summary(reply: Reply) -> str:
+    return next(b for b in reply.blocks if isinstance(b, Paragraph)).text
+
+
+def test_no_count_of_zero_is_stated_as_a_plural(run: RunFn) -> None:
+    """ "0 are breaking changes" reads oddly: none is one."""
+    reply = run("digest", "2026-W19", "rocm", "kernel", "all")
+    summary = _summary(reply)
+    assert reply.data["counts"]["breaking"] == 0
+    assert "none is a breaking change." in summary and "0 are" not in summary
+    zh = _summary(run("digest", "2026-W19", "rocm", "kernel", "all", lang="zh"))
+    assert "没有破坏性变更。" in zh and "0 个为破坏性变更" not in zh
+    quiet = _summary(run("digest", "2026-W20", timezone="Europe/Berlin"))
+    assert "No PR changes core paths, none lacks test coverage and none is a breaking change." in quiet
+    # one PR against 213.3 is 99% fewer, never "100% fewer" while a PR was merged
+    assert quiet.startswith("1 PR merged this week (99% fewer than the four-week average: 213.3)"), quiet
+
+
+def test_a_list_in_running_english_ends_with_and(run: RunFn) -> None:
+    text = render(run("digest", "2026-W19"), "text")
+    line = next(line for line in text.splitlines() if line.startswith("• Add tests for"))
+    assert re.search(r"in [^,]+, [^,]+ and [^,]+ before the next release", line), line
+    themes = re.search(r"Main themes: ([^.]+)\.", text)
+    assert themes and " and " in themes.group(1), text
+
+
+def test_the_dependency_recommendation_names_packages_never_files(run: RunFn) -> None:
+    """ "Test against the upgraded requirements/common.txt, xgrammar, …": a file is no package."""
+    for lang in ("en", "zh"):
+        reply = run("digest", "2026-04-21..2026-05-10", lang=lang)
+        rec = next(r for r in reply.data["recommendations"] if "xgrammar" in r["text"])
+        assert "requirements" not in rec["text"] and ".txt" not in rec["text"], rec
+        assert ("and others" if lang == "en" else "等补充") in rec["text"], rec
+        # every PR it links upgrades a package it names
+        by_number = {p["number"]: p for p in reply.data["prs"]}
+        for number in rec["prs"]:
+            items = reply.data["risks"]["dependency"]["evidence"].get(str(number)) or []
+            assert any("→" in item for item in items) or "dependency" in by_number[number]["flags"]
+
+
+@pytest.mark.parametrize(
+    ("args", "en", "zh"),
+    [
+        (
+            ("rocm", "core-path"),
+            "Only PRs touching ROCm / AMD or with a core-path change flag are counted;",
+            "仅统计涉及 ROCm / AMD 或带有核心路径变更标记的 PR；",
+        ),
+        (
+            ("rocm", "kernel", "all"),
+            "Only PRs touching ROCm / AMD and Kernels & custom ops are counted;",
+            "仅统计同时涉及 ROCm / AMD 和内核与算子的 PR；",
+        ),
+        (
+            ("rocm", "kernel"),
+            "Only PRs touching ROCm / AMD or Kernels & custom ops are counted;",
+            "仅统计涉及 ROCm / AMD 或内核与算子的 PR；",
+        ),
+        (
+            ("core-path", "breaking"),
+            "Only PRs with a core-path change or breaking change flag are counted;",
+            "仅统计带有核心路径变更或破坏性变更标记的 PR；",
+        ),
+    ],
+)
+def test_a_filtered_digest_says_which_prs_it_counts(
+    run: RunFn, args: tuple[str, ...], en: str, zh: str
+) -> None:
+    """Not "Only PRs touching ROCm / AMD, core-path change are counted": a flag is no module, and
+    any/all reads as or/and."""
+    assert en in _summary(run("digest", "2026-W19", *args))
+    assert zh in _summary(run("digest", "2026-W19", *args, lang="zh"))

@@ -103,6 +103,26 @@ def test_no_evidence_shown_repeats_the_title(demo_ctx: Context) -> None:
                         assert not words <= set(re.findall(r"\w+", title.lower())), (kind, item, title)
 
 
+def test_no_description_is_quoted_twice(demo_ctx: Context, run: RunFn) -> None:
+    """`pr 42121` quoted the removal sentence and then the phrase of it that matched
+    ("description: "…no longer accepted in `--speculative-config`, and …"; description: "no
+    longer accepted in `--speculative-config`""): no shown quote is part of another."""
+    for kind in ("breaking", "revert", "dependency"):
+        for title, _, evidence in _flagged(demo_ctx, kind):
+            for lang in ("en", "zh"):
+                quotes = [
+                    q.rstrip("…").lower()
+                    for item in evidence_items(kind, evidence, lang, title)
+                    for q in re.findall(r"[\"“](.+?)[\"”]$", item)
+                ]
+                for i, q in enumerate(quotes):
+                    assert not any(i != j and q in other for j, other in enumerate(quotes)), (title, quotes)
+    for lang in ("en", "zh"):
+        text = render(run("pr", "42121", lang=lang), "text")
+        line = next(line for line in text.splitlines() if "speculative_token_tree" in line)
+        assert line.count("--speculative-config") == 1, line
+
+
 def test_a_ci_change_to_build_files_is_not_a_core_path_change(profile: Profile) -> None:
     pr = parse_pr(
         dict(

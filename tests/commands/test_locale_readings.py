@@ -7,7 +7,7 @@ import pytest
 from commands.locale import zh_spacing
 from commands.locale.effects import effect_text, effect_zh
 from commands.locale.evidence import evidence_items, evidence_text, score_reason
-from commands.locale.words import avg_text, change_words, count, join_list
+from commands.locale.words import avg_text, change_words, count, join_list, pct_change, shown_avg, signed_pct
 
 
 @pytest.mark.parametrize(
@@ -130,15 +130,38 @@ def test_score_reasons_in_chinese() -> None:
     assert score_reason("kind: perf", "en", lambda k: "Performance", module) == "kind: Performance"
 
 
+def test_a_percentage_agrees_with_the_average_shown_beside_it() -> None:
+    """17 PRs against an average of 15.75 shown as 15.8 is +8% (the unrounded 15.75 gave +8% too;
+    the old whole-number 16 beside it +10%); 3 against 2.25 shown as 2.3 is +30%, not +33%."""
+    assert shown_avg(15.75) == 15.8 and change_words(17, 15.75, "en") == "8% more than"
+    assert signed_pct(3, 2.25) == "+30%" and avg_text(2.25) == "2.3"
+    assert signed_pct(42, 36.5) == "+15%" and change_words(42, 36.5, "en") == "15% more than"
+
+
+def test_a_change_is_never_rounded_away_nor_to_all() -> None:
+    """1 PR against 213 is "99% fewer", never "100% fewer" while PRs were merged; 200 against 199
+    is "1% more", never "as many as"; none at all is 100% fewer."""
+    assert pct_change(1, 213) == -99 and change_words(1, 213, "en") == "99% fewer than"
+    assert pct_change(0, 213) == -100
+    assert pct_change(200, 199) == 1 and change_words(200, 199, "en") == "1% more than"
+    assert pct_change(199, 200) == -1 and change_words(6, 6, "en") == "as many as"
+    assert pct_change(3, 2) == 50 and pct_change(1, 8) == -88  # half up: -87.5 → -88
+
+
 def test_counts_averages_and_lists() -> None:
     assert count(1, "en") == "1 PR" and count(1234, "en") == "1,234 PRs" and count(7, "zh") == "7 个 PR"
-    assert (
-        avg_text(209.75) == "210"
-        and avg_text(5.75) == "5.8"
-        and avg_text(0.5) == "0.5"
-        and avg_text(6.0) == "6"
-    )
-    assert avg_text(28.25, 1) == "28.2" and avg_text(None) == "—"
+    # one decimal, half up (2.25 is 2.3, not Python's round-to-even 2.2); whole averages whole
+    assert [avg_text(v) for v in (209.75, 5.75, 2.25, 28.25, 0.5, 6.0, 36.5)] == [
+        "209.8",
+        "5.8",
+        "2.3",
+        "28.3",
+        "0.5",
+        "6",
+        "36.5",
+    ]
+    assert avg_text(None) == "—"
+    # the percentage is computed from the average as shown: 222 against 209.8 is +5.8% → 6%
     assert change_words(222, 209.75, "en") == "6% more than" and change_words(222, 209.75, "zh") == "多 6%"
     assert change_words(5, 0, "en") == "against"
     assert join_list(["a", "b"], "zh") == "a、b" and join_list([], "en") == "—"

@@ -10,6 +10,7 @@ from classify.models import FLAG_KINDS
 from commands.model import Invocation
 from commands.period import parse_period
 from commands.registry import REGISTRY, Context, dispatch
+from commands.render import render
 from commands.search import MAX_RESULTS, fts_query
 from tests.conftest import DEMO_NOW, RunFn
 
@@ -240,3 +241,27 @@ def test_help_shows_commands_as_they_are_typed_where_it_was_asked(
     }[platform]
     assert any(isinstance(b, Paragraph) and b.text == typed for b in one.blocks)
     assert one.data["usage"] == "risks [KIND] [PERIOD]"  # the data stays platform-neutral
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [("digest", ("week",)), ("risks", ()), ("risks", ("breaking",)), ("search", ("kernel", "week"))],
+)
+def test_the_rolling_week_is_named_in_the_readers_language(
+    run: RunFn, command: str, args: tuple[str, ...]
+) -> None:
+    """A week after the demo's data: the titles and the "nothing found" lines name the period."""
+    later = DEMO_NOW.replace(month=7)
+    zh = render(run(command, *args, lang="zh", now=later), "text")
+    assert "最近 7 天" in zh and "last" not in zh and "days" not in zh
+    en = render(run(command, *args, now=later), "text")
+    assert "last 7 days" in en
+
+
+def test_risks_all_with_nothing_found_says_no_pr_raised_a_flag(run: RunFn) -> None:
+    """Not "No PRs with all risk flags": that reads as PRs carrying every flag at once."""
+    later = DEMO_NOW.replace(month=7)
+    en = render(run("risks", "all", now=later), "text")
+    assert "No PR merged in last 7 days raised a risk flag." in en and "all risk flags in" not in en
+    zh = render(run("risks", "all", lang="zh", now=later), "text")
+    assert "最近 7 天期间合并的 PR 都没有风险标记。" in zh

@@ -12,8 +12,9 @@ import pytest
 from classify.models import Classification, PullRequest
 from classify.rules import Profile, load_profile, profile_from_data
 from commands.locale.reasons import score_reason
-from commands.report.themes import Theme, describe, find_themes, join, theme_parts, zh_glue
+from commands.report.themes import Theme, _verb_of_change, describe, find_themes, join, theme_parts, zh_glue
 from storage.prs import StoredPR
+from tests.conftest import RunFn
 
 MONDAY = datetime(2026, 5, 4, 9, tzinfo=UTC)
 _numbers = iter(range(1000, 100_000))
@@ -98,10 +99,10 @@ def test_a_phrase_names_its_theme_with_the_noun_it_qualifies(generic: Profile) -
     ]
     themes = find_themes([*story, *filler(40)], generic)
     (theme,) = [th for th in themes if th.key == "word:smooth mm"]
-    assert theme.title == "smooth MM objective"
+    assert theme.title == "Smooth MM objective"
     # without a noun shared as widely (two of three titles), the phrase alone
     alone = find_themes([*story[:2], spr("Tune smooth MM steps"), *filler(40)], generic)
-    assert [th.title for th in alone if th.key == "word:smooth mm"] == ["smooth MM"]
+    assert [th.title for th in alone if th.key == "word:smooth mm"] == ["Smooth MM"]
 
 
 def test_kind_tags_series_markers_and_glue_never_make_a_theme(generic: Profile) -> None:
@@ -557,10 +558,10 @@ def test_an_ordinary_word_scattered_across_directories_names_no_story(generic: P
     assert all("version" not in th.title.lower() for th in themes), [th.title for th in themes]
     together = {s.pr.number: [f"core/mod/x{i}.py"] for i, s in enumerate(prs)}
     shared = find_themes([*prs, *filler(20)], generic, previous=earlier, paths=together)
-    assert [th.title for th in shared if th.key == "word:version"] == ["version"]
+    assert [th.title for th in shared if th.key == "word:version"] == ["Version"]
     # a word new this period is this period's word, scattered or not
     fresh = find_themes([*prs, *filler(20)], generic, previous=[t[:-1] for t in earlier], paths=scattered)
-    assert [th.title for th in fresh if th.key == "word:version"] == ["version"]
+    assert [th.title for th in fresh if th.key == "word:version"] == ["Version"]
 
 
 def test_a_file_name_names_its_theme_by_the_module_holding_the_file(generic: Profile) -> None:
@@ -584,7 +585,7 @@ def test_a_file_name_names_its_theme_by_the_module_holding_the_file(generic: Pro
 def test_a_modifier_before_an_action_noun_is_singular(generic: Profile) -> None:
     prs = [spr(f"Fix type hints in zq{w}", kind="bugfix") for w in "abcd"]
     themes = find_themes([*prs, *filler(20)], generic)
-    assert [th.title for th in themes if th.key == "word:type hint"] == ["type hint fixes"]
+    assert [th.title for th in themes if th.key == "word:type hint"] == ["Type hint fixes"]
 
 
 def test_a_phrases_head_is_a_nearby_noun_of_different_titles(generic: Profile) -> None:
@@ -595,7 +596,7 @@ def test_a_phrases_head_is_a_nearby_noun_of_different_titles(generic: Profile) -
         spr("Check zeta login anonymously for zqa"),
     ]
     themes = find_themes([*story, *filler(30)], generic)
-    assert [th.title for th in themes if numbers(th) == {s.pr.number for s in story}] == ["zeta login"]
+    assert [th.title for th in themes if numbers(th) == {s.pr.number for s in story}] == ["Zeta login"]
 
 
 def test_a_declared_refactor_series_is_named_a_refactoring_but_a_declared_fix_only_counted(
@@ -613,7 +614,59 @@ def test_a_declared_refactor_series_is_named_a_refactoring_but_a_declared_fix_on
     ]
     themes = find_themes([*refactors, *fixes, *filler(30)], generic)
     named = {th.title: numbers(th) for th in themes}
-    assert named.get("zqrun refactoring") == {s.pr.number for s in refactors}, named
-    assert named.get("zqlogin") == {s.pr.number for s in fixes}, named
-    zh = [th.label("zh") for th in themes if th.title == "zqrun refactoring"]
+    assert named.get("Zqrun refactoring") == {s.pr.number for s in refactors}, named
+    assert named.get("Zqlogin") == {s.pr.number for s in fixes}, named
+    zh = [th.label("zh") for th in themes if th.title == "Zqrun refactoring"]
     assert zh == ["zqrun 重构"], zh
+
+
+def test_a_theme_name_never_begins_with_a_verb_of_change(generic: Profile) -> None:
+    """ "Tune Triton config tuning" and "skipped AMD" (review finding 19): the phrase naming a
+    story may start with a title's verb; the name is the subject after it, with the series' action
+    ("Zqtriton zqblock tuning"). A participle that changes nothing ("Fused MoE") is no verb of change."""
+    from commands.report.themes import _name, _Topic, _vocabulary
+
+    vocab = _vocabulary(generic)
+    tuned = [
+        spr(f"Tune Zqtriton zqblocks for {m} on the zqchip") for m in ("alpha", "beta", "gamma", "delta")
+    ]
+    members = {s.pr.number for s in tuned}
+    phrase = _Topic(
+        "word:tune zqtriton", "phrase", {"Tune Zqtriton": 4}, set(members), dict.fromkeys(members, 0.8)
+    )
+    assert _name(phrase, tuned, vocab, {phrase.key: phrase}, members, {})["en"] == "Zqtriton tuning"
+    skipped = [spr(f"Re-enable {n} skipped Zqamd CI checks") for n in (21, 9, 11)]
+    members = {s.pr.number for s in skipped}
+    phrase = _Topic(
+        "word:skipped zqamd", "phrase", {"skipped Zqamd": 3}, set(members), dict.fromkeys(members, 0.8)
+    )
+    assert _name(phrase, skipped, vocab, {phrase.key: phrase}, members, {}) == {"en": "Zqamd", "zh": "Zqamd"}
+    # lower-case words start with a capital in English, as the module labels do
+    parsers = [spr(f"Fix the zqtool parser for {m}") for m in ("alpha", "beta", "gamma")]
+    members = {s.pr.number for s in parsers}
+    phrase = _Topic(
+        "word:zqtool parser", "phrase", {"zqtool parser": 3}, set(members), dict.fromkeys(members, 0.8)
+    )
+    assert _name(phrase, parsers, vocab, {phrase.key: phrase}, members, {}) == {
+        "en": "Zqtool parser fixes",
+        "zh": "zqtool parser 修复",
+    }
+    assert [_verb_of_change(w) for w in ("Tune", "removes", "skipped", "re-enabled", "Fixed")] == [True] * 5
+    assert [_verb_of_change(w) for w in ("fused", "tuning", "AMD", "Triton", "parser")] == [False] * 5
+
+
+def test_theme_names_on_the_demo_are_subjects_in_sentence_case(run: RunFn) -> None:
+    """Every theme the demo's weeks, days and filtered digests tell starts with a capital and no
+    verb of change, in the summary's "Main themes" too."""
+    cases = [
+        ("2026-W19", "rocm", "spec-decode"),
+        ("2026-W19", "rocm", "kernel", "all"),
+        *((f"2026-05-0{d}..2026-05-0{d}",) for d in range(4, 9)),
+        *((w,) for w in ("2026-W15", "2026-W16", "2026-W17", "2026-W18", "2026-W19")),
+    ]
+    for args in cases:
+        reply = run("digest", *args)
+        for theme in reply.data["themes"]:
+            first = theme["title"].split(" ")[0]
+            assert not _verb_of_change(first), (args, theme["title"])
+            assert not (first.isalpha() and first.islower()), (args, theme["title"])
