@@ -274,7 +274,8 @@ def _make_command(spec: CommandSpec) -> click.Command:
             "--post",
             default=None,
             metavar="PLATFORM:CHANNEL",
-            help="Post the answer to a chat channel (slack:CHANNEL_ID: lead message + thread) instead of printing it.",
+            help="Post the answer to a chat channel instead of printing it: slack:CHANNEL_ID or "
+            "discord:CHANNEL_ID (lead message + thread).",
         )(fn)
     if spec.charted:
         fn = click.option(
@@ -336,7 +337,11 @@ class LazyGroup(click.Group):
             "sync",
             "Fetch merged PRs from GitHub or a local clone, classify and cache them.",
         ),
-        "serve": ("bot.serve", "serve", "Run the configured chat front ends (Slack, Discord) and /healthz."),
+        "serve": (
+            "bot.serve",
+            "serve",
+            "Run the configured chat front ends (Slack, Discord), scheduled digests and /healthz.",
+        ),
         "discord": (
             "bot.discord.cli",
             "discord_group",
@@ -601,13 +606,13 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.ERROR, format="prdigest: %(name)s: %(message)s")
     try:
         code = cli.main(args=argv, prog_name="prdigest", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # `prdigest`, `prdigest discord`: their help
+        click.echo(exc.format_message())
+        sys.exit(0)
     except click.UsageError as exc:
-        hint = (
-            f" (see prdigest {exc.ctx.info_name} --help)"
-            if exc.ctx and exc.ctx.info_name != "prdigest"
-            else (" (see prdigest --help)")
-        )
-        click.echo(f"prdigest: {exc.format_message()}{hint}", err=True)
+        # the command as typed (`prdigest discord sync-commands`), not just its last word
+        path = exc.ctx.command_path if exc.ctx else "prdigest"
+        click.echo(f"prdigest: {exc.format_message()} (see {path} --help)", err=True)
         sys.exit(EXIT_USAGE)
     except click.ClickException as exc:  # UserError among them
         exc.show()
