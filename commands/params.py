@@ -293,10 +293,14 @@ def _period_suggestions(scope: Scope, prefix: str) -> list[str]:
 
 
 def period(*, trailing: bool = False, default: str | None = "week") -> Param:
+    """``[PERIOD]``; without one the command covers the last 7 days, or with ``default=None``
+    (search) the whole cache: the help says which."""
+    if default not in ("week", None):
+        raise ValueError(f"period default {default!r}: help describes only week or None")
     return Param(
         name="period",
         metavar="PERIOD",
-        help="param.period",
+        help="param.period" if default == "week" else "param.period_all",
         trailing=trailing,
         default=default,
         claims=is_period,

@@ -205,6 +205,7 @@ STRINGS: dict[str, str] = {
     "param.command": "the command to explain",
     "param.repo": "the repository, when the cache holds several",
     "param.public": "post the answer in the channel for everyone (chat only; private otherwise)",
+    "param.period_all": "week (last 7 days), last-week, YYYY-Www or YYYY-MM-DD..YYYY-MM-DD; default: all cached PRs",
     # usage errors
     "usage.line": "{message} — usage: {usage}",
     "error.missing": "{name} is missing",
