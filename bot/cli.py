@@ -217,7 +217,7 @@ def command_help(spec: CommandSpec) -> str:
     """``prdigest COMMAND --help``, generated from the command's declared parameters."""
     from commands.params import for_surface
 
-    summary = t("en", spec.summary)
+    summary = t("en", spec.summary_for("cli"))
     lines = [summary, "", f"Usage: prdigest {spec.usage}"]
     positional = [p for p in for_surface(spec.params, "cli") if p.positional]
     if positional:
@@ -227,8 +227,8 @@ def command_help(spec: CommandSpec) -> str:
             if p.choices:
                 text += f" ({t('en', 'help.choices', choices=', '.join(p.choices))})"
             lines.append(f"  {p.usage().strip('[]'):<12} {text}")
-    if spec.examples:
-        lines += ["", "\b", "Examples:", *(f"  prdigest {e}" for e in spec.examples)]
+    if examples := spec.examples_for("cli"):
+        lines += ["", "\b", "Examples:", *(f"  prdigest {e}" for e in examples)]
     return "\n".join(lines)
 
 
@@ -249,6 +249,8 @@ def _make_command(spec: CommandSpec) -> click.Command:
         lang: str | None,
         **named: Any,
     ) -> None:
+        if spec.name == "help" and not _registry_explains(words):
+            click_ctx.exit(terminal_help(click_ctx, words, fmt, lang))
         post = named.pop("post", None)
         chart: Path | None = named.pop("chart", None)
         if post:
@@ -286,8 +288,63 @@ def _make_command(spec: CommandSpec) -> click.Command:
             help="Also draw the chart (PRs per module against the average, risk counts) as a PNG.",
         )(fn)
     fn = _common(fn)
-    summary = t("en", spec.summary)
+    summary = t("en", spec.summary_for("cli"))
     return click.command(spec.name, help=command_help(spec), short_help=summary)(fn)
+
+
+def _registry_explains(words: tuple[str, ...]) -> bool:
+    """Whether ``prdigest help WORDS`` is the registry's own help: one of its terminal commands
+    (which it explains in the asker's language, as text, Markdown or JSON, and which rejects any
+    extra word itself)."""
+    return bool(words) and words[0].lower().removeprefix("/") in CLI_COMMANDS
+
+
+def terminal_help(click_ctx: click.Context, words: tuple[str, ...], fmt: str, lang: str | None) -> int:
+    """``prdigest help``: every command a terminal has, the registry's and the edge's alike
+    (sync, demo, subscribe …), as a terminal types them; ``prdigest help subscribe`` is the
+    terminal's ``subscribe --help`` (a TARGET and options), not chat's ``/subscribe at=…``."""
+    from commands.model import Bullet, BulletList, Paragraph, Reply
+    from commands.registry import load
+
+    root = click_ctx.find_root()
+    group = root.command
+    assert isinstance(group, LazyGroup)
+    names = group.list_commands(root)
+    language = lang or _read_settings().prdigest_lang
+    if words:
+        name = words[0].lower().removeprefix("/")
+        if name not in names:
+            known = ", ".join(names)
+            message = t(language, "error.unknown_command", word=repr(words[0][:40]), known=known)
+            raise UserError(t(language, "usage.line", message=message, usage="prdigest help [COMMAND]"))
+        if len(words) > 1:
+            raise UserError(
+                f"give one COMMAND, not {words[1][:40]!r} as well — usage: prdigest help [COMMAND]"
+            )
+        command = group.get_command(root, name)
+        assert command is not None
+        text = command.get_help(click.Context(command, info_name=name, parent=root))
+        if fmt == "json":
+            import json
+
+            click.echo(json.dumps({"command": name, "help": text}, ensure_ascii=False, indent=2))
+        else:
+            click.echo(text)
+        return 0
+    rows: list[dict[str, str | None]] = []
+    for name in names:
+        spec = load(name) if name in CLI_COMMANDS else None
+        summary = t(language, spec.summary_for("cli")) if spec else group.summary(root, name)
+        rows.append({"name": name, "usage": spec.usage if spec else None, "summary": summary})
+    items = [Bullet(text=f"prdigest {r['usage'] or r['name']} — {r['summary']}") for r in rows]
+    reply = Reply(
+        command="help",
+        title=t(language, "help.title"),
+        blocks=[BulletList(items=items), Paragraph(text=t(language, "help.more", lead="prdigest "))],
+        data={"commands": rows},
+    )
+    reply.lang = language
+    return emit(reply, fmt)
 
 
 def check_chart_path(path: Path) -> None:
@@ -325,6 +382,9 @@ def post_to(reply: Reply, target: str) -> int:
 # The registry's commands a terminal has (chat-only ones, /subscribe …, have terminal counterparts
 # of their own); each is built from its registration when invoked (tests check this list).
 CLI_COMMANDS = ("digest", "help", "pr", "risks", "search", "preview")
+# Their summaries' locale keys where a terminal's differs from chat's (`prdigest --help` lists them
+# without importing the commands; a test checks these against the registrations' ``cli_summary``).
+CLI_SUMMARIES = {"preview": "cmd.preview_cli"}
 
 
 class LazyGroup(click.Group):
@@ -394,15 +454,17 @@ class LazyGroup(click.Group):
             return command
         return super().get_command(ctx, cmd_name)
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        def short(name: str) -> str:
-            if name in self.lazy:
-                return self.lazy[name][2]
-            if name in CLI_COMMANDS:  # the registry's summary key, without importing the command
-                return t("en", f"cmd.{name}")
-            return self.commands[name].get_short_help_str(60)
+    def summary(self, ctx: click.Context, name: str) -> str:
+        """A command's one-line summary, without importing its module."""
+        if name in self.lazy:
+            return self.lazy[name][2]
+        if name in CLI_COMMANDS:  # the registry's summary key, without importing the command
+            return t("en", CLI_SUMMARIES.get(name, f"cmd.{name}"))
+        command = self.commands[name]
+        return command.short_help or command.get_short_help_str(200)  # whole: write_dl wraps it
 
-        rows = [(name, short(name)) for name in self.list_commands(ctx)]
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, self.summary(ctx, name)) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

@@ -206,6 +206,8 @@ STRINGS: dict[str, str] = {
     "param.repo": "the repository, when the cache holds several",
     "param.public": "post the answer in the channel for everyone (chat only; private otherwise)",
     "param.period_all": "week (last 7 days), last-week, YYYY-Www or YYYY-MM-DD..YYYY-MM-DD; default: all cached PRs",
+    "cmd.preview_cli": "What subscription ID would post now: its digest of the week so far.",
+    "error.sub_id_needed": "which subscription? give its number (`prdigest subscriptions` lists them)",
     # usage errors
     "usage.line": "{message} — usage: {usage}",
     "error.missing": "{name} is missing",

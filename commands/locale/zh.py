@@ -175,6 +175,8 @@ STRINGS: dict[str, str] = {
     "param.repo": "缓存中有多个仓库时要查询的仓库",
     "param.public": "在频道中公开回答（仅聊天；默认只有自己可见）",
     "param.period_all": "week（最近 7 天）、last-week、YYYY-Www 或 YYYY-MM-DD..YYYY-MM-DD；默认：缓存中的全部 PR",
+    "cmd.preview_cli": "编号为 ID 的订阅此刻会发送的内容：本周至今的周报。",
+    "error.sub_id_needed": "哪个订阅？请给出编号（`prdigest subscriptions` 可列出）",
     "usage.line": "{message} — 用法：{usage}",
     "error.missing": "缺少 {name}",
     "error.unexpected": "无法识别 {word}",

@@ -3,6 +3,9 @@ do, and usage errors that point at the command as typed (review findings 3, 4, 9
 
 from __future__ import annotations
 
+import json
+
+import click
 import pytest
 
 from bot.cli import main
@@ -51,3 +54,72 @@ def test_serve_and_post_help_name_both_platforms(capsys: pytest.CaptureFixture[s
         _, out, _ = run(capsys, command, "--help")
         text = " ".join(out.split())
         assert "slack:CHANNEL_ID or discord:CHANNEL_ID" in text, command
+
+
+def test_help_lists_every_command_a_terminal_has(capsys: pytest.CaptureFixture[str]) -> None:
+    """`prdigest help` is titled "prdigest commands": it lists all of them (sync, demo, subscribe …),
+    the same set as `prdigest --help`, each as a terminal types it."""
+    from bot.cli import cli
+
+    code, out, _ = run(capsys, "help", "--format", "json")
+    assert code == 0
+    listed = [c["name"] for c in json.loads(out)["commands"]]
+    assert listed == cli.list_commands(click.Context(cli, info_name="prdigest"))
+    assert {"sync", "import", "demo", "serve", "backup", "subscribe", "subscriptions", "unsubscribe"} <= set(
+        listed
+    )
+    _, text, _ = run(capsys, "help")
+    bullets = [line for line in text.splitlines() if line.startswith("• ")]
+    assert len(bullets) == len(listed) and all(b.startswith("• prdigest ") for b in bullets)
+    assert "just for you" not in text  # preview's chat summary: a terminal has no "you" to hide it from
+    assert "• prdigest preview [ID] — What subscription ID would post now" in text
+
+
+@pytest.mark.parametrize("name", ["subscribe", "unsubscribe", "subscriptions", "sync", "/subscribe"])
+def test_help_of_a_terminal_command_is_its_terminal_syntax(
+    capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """`prdigest help subscribe` shows what a terminal takes (TARGET, --at, --tz), never chat's
+    `subscribe at=WHEN tz=ZONE`, whose examples fail in a terminal."""
+    code, out, _ = run(capsys, "help", name)
+    _, direct, _ = run(capsys, name.removeprefix("/"), "--help")
+    assert code == 0 and out == direct
+    assert "at=WHEN" not in out and "tz=Europe" not in out
+    if name.endswith("subscribe"):
+        assert out.startswith(f"Usage: prdigest {name.removeprefix('/')} [OPTIONS] ")
+
+
+def test_the_terminals_summaries_match_the_registrations() -> None:
+    """`prdigest --help` reads CLI_SUMMARIES without importing the commands; the registry's
+    ``cli_summary`` says the same, and chat keeps its own wording and examples."""
+    from bot.cli import CLI_COMMANDS, CLI_SUMMARIES
+    from commands.registry import load
+
+    for name in CLI_COMMANDS:
+        spec = load(name)
+        assert spec is not None
+        assert spec.summary_for("cli") == CLI_SUMMARIES.get(name, f"cmd.{name}")
+    preview = load("preview")
+    assert preview is not None
+    assert preview.summary_for("slack") == "cmd.preview" and "preview" in preview.examples_for("slack")
+
+
+def test_help_of_an_unknown_command_lists_the_terminals_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "help", "nosuch")
+    assert code == 2 and out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith("prdigest: unknown command 'nosuch'; commands are: backup, deliver, ")
+    assert "sync" in line and line.endswith("— usage: prdigest help [COMMAND]")
+
+
+def test_preview_in_a_terminal_asks_for_the_subscription(
+    capsys: pytest.CaptureFixture[str], demo_db: object
+) -> None:
+    """A terminal has no channel: `preview` alone asks which subscription, not "this channel has none"."""
+    code, _, err = run(capsys, "preview", "--db", str(demo_db))
+    assert code == 2
+    assert err.strip() == (
+        "prdigest: which subscription? give its number (`prdigest subscriptions` lists them) — usage: prdigest preview [ID]"
+    )
+    _, out, _ = run(capsys, "help", "preview")
+    assert "• prdigest preview 3" in out and "• prdigest preview\n" not in out
