@@ -74,6 +74,11 @@ def _profile(settings: ProfileChoice) -> Profile:
         raise UserError(f"rule profile rejected: {exc}") from None
 
 
+def prs(n: int) -> str:
+    """ "1 PR", "2 PRs": the count in the writers' English report lines."""
+    return f"{n} PR" if n == 1 else f"{n} PRs"
+
+
 def _say(message: str) -> None:
     click.echo(f"prdigest: {message}", err=True)
 
@@ -497,13 +502,13 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
     found = leftovers(db) if db.exists() else None
     if found is not None and not found.demo_only:
         raise UserError(
-            f"{db} holds {found.prs} PRs that are not the bundled demo's (a real cache?); the demo does not "
+            f"{db} holds {prs(found.prs)} that are not the bundled demo's (a real cache?); the demo does not "
             "mix its fictional PRs into them: pass --db with a new file"
         )
     if found is not None:  # an older prdigest's demo: its PRs were renumbered since
         aside = _move_aside(db)
         click.echo(
-            f"demo: {db} held {found.prs} PRs the bundled demo no longer has (an older demo); moved it to {aside}",
+            f"demo: {db} held {prs(found.prs)} the bundled demo no longer has (an older demo); moved it to {aside}",
             err=True,
         )
     store = _store(db, create=True, settings=settings, profile=profile)
@@ -526,7 +531,7 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
         else week_of(last.start - (last.end - last.start), zone)
     )
     click.echo(
-        f"demo: {total} PRs in {db} ({counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged)",
+        f"demo: {prs(total)} in {db} ({counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged)",
         err=True,
     )
     reply = run_command("digest", (week.label,), db=db, lang=lang, options={"repo": repo})
@@ -574,7 +579,7 @@ def import_(file: Path, db: Path | None) -> None:
             f"number (the first at line {result.first_rebuilt_line})"
         )
     click.echo(
-        f"imported {result.total} PRs: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
+        f"imported {prs(result.total)}: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
         + (f", {counts.kept_richer} kept (richer data already cached)" if counts.kept_richer else "")
     )
 
@@ -599,12 +604,12 @@ def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
     close(store.db)
     if result.up_to_date:
         click.echo(
-            f"unchanged: all {result.total} PRs are already classified with profile {profile.name} "
+            f"unchanged: all {prs(result.total)} are already classified with profile {profile.name} "
             f"{profile.version} as it is now; nothing to do"
         )
         return
     click.echo(
-        f"reclassified {result.classified} of {result.total} PRs with profile {profile.name} {profile.version}: "
+        f"reclassified {result.classified} of {prs(result.total)} with profile {profile.name} {profile.version}: "
         f"{result.changed} changed in {result.seconds:.1f}s ({result.workers} worker{'s' if result.workers > 1 else ''})"
     )
 
@@ -621,7 +626,7 @@ def backup_(file: Path, db: Path | None) -> None:
     store = _store(db or _settings().prdigest_db)
     result = backup(store.db, file)
     store.db.close()
-    click.echo(f"backed up {result.prs} PRs to {result.path} ({result.size / 1_000_000:.1f} MB)")
+    click.echo(f"backed up {prs(result.prs)} to {result.path} ({result.size / 1_000_000:.1f} MB)")
 
 
 def _exit_on_config_error(exc: Exception) -> None:

@@ -4,6 +4,7 @@ do, and usage errors that point at the command as typed (review findings 3, 4, 9
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 import pytest
@@ -123,3 +124,21 @@ def test_preview_in_a_terminal_asks_for_the_subscription(
     )
     _, out, _ = run(capsys, "help", "preview")
     assert "• prdigest preview 3" in out and "• prdigest preview\n" not in out
+
+
+def test_writers_count_one_pr_as_one_pr(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    record = {
+        "number": 1,
+        "repo": "octo/one",
+        "title": "[Core] One change",
+        "merged_at": "2026-05-01T00:00:00Z",
+        "files": [{"path": "a.py", "additions": 1, "deletions": 0}],
+    }
+    source = tmp_path / "one.jsonl"
+    source.write_text(json.dumps(record) + "\n")
+    db = tmp_path / "one.db"
+    code, out, err = run(capsys, "import", str(source), "--db", str(db))
+    assert code == 0, err
+    assert out.startswith("imported 1 PR: 1 new,")
+    code, out, err = run(capsys, "backup", str(tmp_path / "copy.db"), "--db", str(db))
+    assert code == 0 and out.startswith("backed up 1 PR to "), err
