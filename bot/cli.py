@@ -74,6 +74,11 @@ def _profile(settings: ProfileChoice) -> Profile:
         raise UserError(f"rule profile rejected: {exc}") from None
 
 
+def prs(n: int) -> str:
+    """ "1 PR", "2 PRs": the count in the writers' English report lines."""
+    return f"{n} PR" if n == 1 else f"{n} PRs"
+
+
 def _say(message: str) -> None:
     click.echo(f"prdigest: {message}", err=True)
 
@@ -217,7 +222,7 @@ def command_help(spec: CommandSpec) -> str:
     """``prdigest COMMAND --help``, generated from the command's declared parameters."""
     from commands.params import for_surface
 
-    summary = t("en", spec.summary)
+    summary = t("en", spec.summary_for("cli"))
     lines = [summary, "", f"Usage: prdigest {spec.usage}"]
     positional = [p for p in for_surface(spec.params, "cli") if p.positional]
     if positional:
@@ -227,8 +232,8 @@ def command_help(spec: CommandSpec) -> str:
             if p.choices:
                 text += f" ({t('en', 'help.choices', choices=', '.join(p.choices))})"
             lines.append(f"  {p.usage().strip('[]'):<12} {text}")
-    if spec.examples:
-        lines += ["", "\b", "Examples:", *(f"  prdigest {e}" for e in spec.examples)]
+    if examples := spec.examples_for("cli"):
+        lines += ["", "\b", "Examples:", *(f"  prdigest {e}" for e in examples)]
     return "\n".join(lines)
 
 
@@ -249,6 +254,8 @@ def _make_command(spec: CommandSpec) -> click.Command:
         lang: str | None,
         **named: Any,
     ) -> None:
+        if spec.name == "help" and not _registry_explains(words):
+            click_ctx.exit(terminal_help(click_ctx, words, fmt, lang))
         post = named.pop("post", None)
         chart: Path | None = named.pop("chart", None)
         if post:
@@ -274,7 +281,8 @@ def _make_command(spec: CommandSpec) -> click.Command:
             "--post",
             default=None,
             metavar="PLATFORM:CHANNEL",
-            help="Post the answer to a chat channel (slack:CHANNEL_ID: lead message + thread) instead of printing it.",
+            help="Post the answer to a chat channel instead of printing it: slack:CHANNEL_ID or "
+            "discord:CHANNEL_ID (lead message + thread).",
         )(fn)
     if spec.charted:
         fn = click.option(
@@ -285,8 +293,63 @@ def _make_command(spec: CommandSpec) -> click.Command:
             help="Also draw the chart (PRs per module against the average, risk counts) as a PNG.",
         )(fn)
     fn = _common(fn)
-    summary = t("en", spec.summary)
+    summary = t("en", spec.summary_for("cli"))
     return click.command(spec.name, help=command_help(spec), short_help=summary)(fn)
+
+
+def _registry_explains(words: tuple[str, ...]) -> bool:
+    """Whether ``prdigest help WORDS`` is the registry's own help: one of its terminal commands
+    (which it explains in the asker's language, as text, Markdown or JSON, and which rejects any
+    extra word itself)."""
+    return bool(words) and words[0].lower().removeprefix("/") in CLI_COMMANDS
+
+
+def terminal_help(click_ctx: click.Context, words: tuple[str, ...], fmt: str, lang: str | None) -> int:
+    """``prdigest help``: every command a terminal has, the registry's and the edge's alike
+    (sync, demo, subscribe …), as a terminal types them; ``prdigest help subscribe`` is the
+    terminal's ``subscribe --help`` (a TARGET and options), not chat's ``/subscribe at=…``."""
+    from commands.model import Bullet, BulletList, Paragraph, Reply
+    from commands.registry import load
+
+    root = click_ctx.find_root()
+    group = root.command
+    assert isinstance(group, LazyGroup)
+    names = group.list_commands(root)
+    language = lang or _read_settings().prdigest_lang
+    if words:
+        name = words[0].lower().removeprefix("/")
+        if name not in names:
+            known = ", ".join(names)
+            message = t(language, "error.unknown_command", word=repr(words[0][:40]), known=known)
+            raise UserError(t(language, "usage.line", message=message, usage="prdigest help [COMMAND]"))
+        if len(words) > 1:
+            raise UserError(
+                f"give one COMMAND, not {words[1][:40]!r} as well — usage: prdigest help [COMMAND]"
+            )
+        command = group.get_command(root, name)
+        assert command is not None
+        text = command.get_help(click.Context(command, info_name=name, parent=root))
+        if fmt == "json":
+            import json
+
+            click.echo(json.dumps({"command": name, "help": text}, ensure_ascii=False, indent=2))
+        else:
+            click.echo(text)
+        return 0
+    rows: list[dict[str, str | None]] = []
+    for name in names:
+        spec = load(name) if name in CLI_COMMANDS else None
+        summary = t(language, spec.summary_for("cli")) if spec else group.summary(root, name)
+        rows.append({"name": name, "usage": spec.usage if spec else None, "summary": summary})
+    items = [Bullet(text=f"prdigest {r['usage'] or r['name']} — {r['summary']}") for r in rows]
+    reply = Reply(
+        command="help",
+        title=t(language, "help.title"),
+        blocks=[BulletList(items=items), Paragraph(text=t(language, "help.more", lead="prdigest "))],
+        data={"commands": rows},
+    )
+    reply.lang = language
+    return emit(reply, fmt)
 
 
 def check_chart_path(path: Path) -> None:
@@ -324,6 +387,9 @@ def post_to(reply: Reply, target: str) -> int:
 # The registry's commands a terminal has (chat-only ones, /subscribe …, have terminal counterparts
 # of their own); each is built from its registration when invoked (tests check this list).
 CLI_COMMANDS = ("digest", "help", "pr", "risks", "search", "preview")
+# Their summaries' locale keys where a terminal's differs from chat's (`prdigest --help` lists them
+# without importing the commands; a test checks these against the registrations' ``cli_summary``).
+CLI_SUMMARIES = {"preview": "cmd.preview_cli"}
 
 
 class LazyGroup(click.Group):
@@ -336,7 +402,11 @@ class LazyGroup(click.Group):
             "sync",
             "Fetch merged PRs from GitHub or a local clone, classify and cache them.",
         ),
-        "serve": ("bot.serve", "serve", "Run the configured chat front ends (Slack, Discord) and /healthz."),
+        "serve": (
+            "bot.serve",
+            "serve",
+            "Run the configured chat front ends (Slack, Discord), scheduled digests and /healthz.",
+        ),
         "discord": (
             "bot.discord.cli",
             "discord_group",
@@ -389,15 +459,17 @@ class LazyGroup(click.Group):
             return command
         return super().get_command(ctx, cmd_name)
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        def short(name: str) -> str:
-            if name in self.lazy:
-                return self.lazy[name][2]
-            if name in CLI_COMMANDS:  # the registry's summary key, without importing the command
-                return t("en", f"cmd.{name}")
-            return self.commands[name].get_short_help_str(60)
+    def summary(self, ctx: click.Context, name: str) -> str:
+        """A command's one-line summary, without importing its module."""
+        if name in self.lazy:
+            return self.lazy[name][2]
+        if name in CLI_COMMANDS:  # the registry's summary key, without importing the command
+            return t("en", CLI_SUMMARIES.get(name, f"cmd.{name}"))
+        command = self.commands[name]
+        return command.short_help or command.get_short_help_str(200)  # whole: write_dl wraps it
 
-        rows = [(name, short(name)) for name in self.list_commands(ctx)]
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, self.summary(ctx, name)) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -430,13 +502,13 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
     found = leftovers(db) if db.exists() else None
     if found is not None and not found.demo_only:
         raise UserError(
-            f"{db} holds {found.prs} PRs that are not the bundled demo's (a real cache?); the demo does not "
+            f"{db} holds {prs(found.prs)} that are not the bundled demo's (a real cache?); the demo does not "
             "mix its fictional PRs into them: pass --db with a new file"
         )
     if found is not None:  # an older prdigest's demo: its PRs were renumbered since
         aside = _move_aside(db)
         click.echo(
-            f"demo: {db} held {found.prs} PRs the bundled demo no longer has (an older demo); moved it to {aside}",
+            f"demo: {db} held {prs(found.prs)} the bundled demo no longer has (an older demo); moved it to {aside}",
             err=True,
         )
     store = _store(db, create=True, settings=settings, profile=profile)
@@ -459,7 +531,7 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
         else week_of(last.start - (last.end - last.start), zone)
     )
     click.echo(
-        f"demo: {total} PRs in {db} ({counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged)",
+        f"demo: {prs(total)} in {db} ({counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged)",
         err=True,
     )
     reply = run_command("digest", (week.label,), db=db, lang=lang, options={"repo": repo})
@@ -507,7 +579,7 @@ def import_(file: Path, db: Path | None) -> None:
             f"number (the first at line {result.first_rebuilt_line})"
         )
     click.echo(
-        f"imported {result.total} PRs: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
+        f"imported {prs(result.total)}: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
         + (f", {counts.kept_richer} kept (richer data already cached)" if counts.kept_richer else "")
     )
 
@@ -532,12 +604,12 @@ def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
     close(store.db)
     if result.up_to_date:
         click.echo(
-            f"unchanged: all {result.total} PRs are already classified with profile {profile.name} "
+            f"unchanged: all {prs(result.total)} are already classified with profile {profile.name} "
             f"{profile.version} as it is now; nothing to do"
         )
         return
     click.echo(
-        f"reclassified {result.classified} of {result.total} PRs with profile {profile.name} {profile.version}: "
+        f"reclassified {result.classified} of {prs(result.total)} with profile {profile.name} {profile.version}: "
         f"{result.changed} changed in {result.seconds:.1f}s ({result.workers} worker{'s' if result.workers > 1 else ''})"
     )
 
@@ -554,7 +626,7 @@ def backup_(file: Path, db: Path | None) -> None:
     store = _store(db or _settings().prdigest_db)
     result = backup(store.db, file)
     store.db.close()
-    click.echo(f"backed up {result.prs} PRs to {result.path} ({result.size / 1_000_000:.1f} MB)")
+    click.echo(f"backed up {prs(result.prs)} to {result.path} ({result.size / 1_000_000:.1f} MB)")
 
 
 def _exit_on_config_error(exc: Exception) -> None:
@@ -601,13 +673,13 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.ERROR, format="prdigest: %(name)s: %(message)s")
     try:
         code = cli.main(args=argv, prog_name="prdigest", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # `prdigest`, `prdigest discord`: their help
+        click.echo(exc.format_message())
+        sys.exit(0)
     except click.UsageError as exc:
-        hint = (
-            f" (see prdigest {exc.ctx.info_name} --help)"
-            if exc.ctx and exc.ctx.info_name != "prdigest"
-            else (" (see prdigest --help)")
-        )
-        click.echo(f"prdigest: {exc.format_message()}{hint}", err=True)
+        # the command as typed (`prdigest discord sync-commands`), not just its last word
+        path = exc.ctx.command_path if exc.ctx else "prdigest"
+        click.echo(f"prdigest: {exc.format_message()} (see {path} --help)", err=True)
         sys.exit(EXIT_USAGE)
     except click.ClickException as exc:  # UserError among them
         exc.show()

@@ -37,9 +37,19 @@ def _indent(text: str) -> str:
     return "\n".join("    | " + escape(line) for line in text.splitlines())
 
 
+# Libraries whose INFO lines are routine chatter for a long-running server: slack_sdk announces
+# every retry it is about to make (twice before a start-up failure prdigest reports in one line of
+# its own), APScheduler's executor logs two lines per run of the 15-second watch job (~11,500 a
+# day). Their warnings and errors still show; prdigest's own INFO lines are untouched.
+QUIET_LOGGERS = ("slack_sdk", "apscheduler.executors")
+
+
 def configure(level: int = logging.INFO, stream: IO[str] | None = None) -> logging.Handler:
-    """Log to ``stream`` (stderr) through ``SafeFormatter``, replacing any handlers set before."""
+    """Log to ``stream`` (stderr) through ``SafeFormatter``, replacing any handlers set before;
+    the chatty libraries of ``QUIET_LOGGERS`` only from WARNING up."""
     handler = logging.StreamHandler(stream)
     handler.setFormatter(SafeFormatter(FORMAT))
     logging.basicConfig(level=level, handlers=[handler], force=True)
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(max(level, logging.WARNING))
     return handler

@@ -344,7 +344,8 @@ def build_host(
     help="Slack: force a mode (default: Socket Mode when SLACK_APP_TOKEN is set, else HTTP).",
 )
 def serve(db: Path | None, host: str, port: int | None, socket_mode: bool | None) -> None:
-    """Run the chat front ends that are configured (Slack): /digest /risks /pr /search /help."""
+    """Run the configured chat front ends (Slack, Discord) with their slash commands, the scheduled
+    digests of the subscriptions and /healthz, until stopped."""
     logs.configure()
     try:
         settings = load_settings()

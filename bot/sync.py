@@ -107,14 +107,15 @@ class SyncReport:
         ]
         if self.kept_richer:
             parts.append(f"kept richer API rows {self.kept_richer},")
-        if self.source == "git":
-            parts.append(f"non-PR commits skipped {self.skipped},")
-        parts.append(f"requests used {self.requests},")
-        if self.rate_remaining is None:
-            parts.append("rate limit remaining n/a")
+        if self.source == "git":  # a clone costs no GitHub request: no request or rate-limit figures
+            parts.append(f"non-PR commits skipped {self.skipped}")
         else:
-            limit = f"/{self.rate_limit}" if self.rate_limit else ""
-            parts.append(f"rate limit remaining {self.rate_remaining}{limit}")
+            parts.append(f"requests used {self.requests},")
+            if self.rate_remaining is None:
+                parts.append("rate limit remaining n/a")
+            else:
+                limit = f"/{self.rate_limit}" if self.rate_limit else ""
+                parts.append(f"rate limit remaining {self.rate_remaining}{limit}")
         if not self.complete:
             parts.append("(incomplete: run sync again to continue)")
         return " ".join(parts)

@@ -4,7 +4,7 @@ Exit codes: 0 done; 1 GitHub, network or git failed, a rate limit outlasts ``--m
 cache could not be written (disk full, another writer past PRDIGEST_LOCK_TIMEOUT; progress is kept;
 run again later); 2 bad input or configuration (one line on stderr, including
 a missing or rejected GITHUB_TOKEN); 130 interrupted (progress is kept). A closing summary line
-(fetched, new, updated, requests used, rate limit remaining) is printed on stdout in every case
+(fetched, new, updated; from the API also requests used and rate limit remaining) is printed on stdout in every case
 where the sync started.
 """
 
@@ -168,7 +168,7 @@ def _fail(message: str, code: int) -> None:
     "--repo",
     default=None,
     metavar="OWNER/NAME",
-    help=f"Repository (default PRDIGEST_REPO; with --git the clone's GitHub origin, else required; else {DEFAULT_REPO}).",
+    help=f"Repository (default PRDIGEST_REPO; else, with --git, the clone's GitHub origin remote; else {DEFAULT_REPO}).",
 )
 @click.option(
     "--since",

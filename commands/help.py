@@ -38,8 +38,9 @@ def explain(spec: CommandSpec, inv: Invocation, ctx: Context) -> Reply:
     lead = how_to_type(inv)
     shown = P.for_surface(spec.params, surface(inv))
     spec_scope = scope(inv, ctx)
+    examples = spec.examples_for(surface(inv))
     blocks: list[Block] = [
-        Paragraph(text=t(lang, spec.summary)),
+        Paragraph(text=t(lang, spec.summary_for(surface(inv)))),
         Heading(text=t(lang, "help.usage"), level=3),
         Paragraph(text=lead + spec.usage_for(surface(inv))),
     ]
@@ -48,16 +49,16 @@ def explain(spec: CommandSpec, inv: Invocation, ctx: Context) -> Reply:
             Heading(text=t(lang, "help.parameters"), level=3),
             BulletList(items=[Bullet(text=describe(p, spec_scope, lang)) for p in shown]),
         ]
-    if spec.examples:
+    if examples:
         blocks += [
             Heading(text=t(lang, "help.examples"), level=3),
-            BulletList(items=[Bullet(text=lead + e) for e in spec.examples]),
+            BulletList(items=[Bullet(text=lead + e) for e in examples]),
         ]
     data = {
         "command": spec.name,
         "usage": spec.usage,
         "params": [p.name for p in spec.params],
-        "examples": list(spec.examples),
+        "examples": list(examples),
     }
     return Reply(command="help", title=f"help {spec.name}", blocks=blocks, data=data)
 
@@ -73,7 +74,7 @@ def run(inv: Invocation, ctx: Context, *, command: str | None) -> Reply:
     lead = how_to_type(inv)
     where = surface(inv)
     shown = [s for s in every if where != "cli" or s.cli]  # a terminal lists its own
-    items = [Bullet(text=f"{lead}{s.usage_for(where)} — {t(lang, s.summary)}") for s in shown]
+    items = [Bullet(text=f"{lead}{s.usage_for(where)} — {t(lang, s.summary_for(where))}") for s in shown]
     blocks: list[Block] = [BulletList(items=items), Paragraph(text=t(lang, "help.more", lead=lead))]
     data = {"commands": [{"name": s.name, "usage": s.usage} for s in every]}
     return Reply(command="help", title=t(lang, "help.title"), blocks=blocks, data=data)

@@ -41,9 +41,15 @@ _PR_URL = re.compile(r"^(?:https?://[^/\s]+/)?([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
+def shortened(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the cut marked with "…" (an echo never passes for the
+    whole of what was typed)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def quoted(word: str, limit: int = 40) -> str:
     """A user's word as it appears inside a message: quoted, and short."""
-    return repr(word[:limit])
+    return repr(shortened(word, limit))
 
 
 @dataclass(frozen=True)
@@ -293,10 +299,14 @@ def _period_suggestions(scope: Scope, prefix: str) -> list[str]:
 
 
 def period(*, trailing: bool = False, default: str | None = "week") -> Param:
+    """``[PERIOD]``; without one the command covers the last 7 days, or with ``default=None``
+    (search) the whole cache: the help says which."""
+    if default not in ("week", None):
+        raise ValueError(f"period default {default!r}: help describes only week or None")
     return Param(
         name="period",
         metavar="PERIOD",
-        help="param.period",
+        help="param.period" if default == "week" else "param.period_all",
         trailing=trailing,
         default=default,
         claims=is_period,
@@ -429,7 +439,8 @@ def parse_pr(word: str, scope: Scope | None = None) -> PRTarget:
         raise UsageError("error.pr_number", word=quoted(word))
     number = int(text)
     if number <= 0 or number > MAX_PR_NUMBER:
-        raise UsageError("error.pr_range", word=text[:20], limit=f"{MAX_PR_NUMBER:,}")
+        shown = text if len(text) <= 20 else f"{text[:12]}… ({len(text)} digits)"
+        raise UsageError("error.pr_range", word=shown, limit=f"{MAX_PR_NUMBER:,}")
     return PRTarget(number, repo)
 
 

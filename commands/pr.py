@@ -59,7 +59,13 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
             tags=pr_tags(item, lang, key=key, modules=False),
             lines=[
                 t(lang, "pr.merged", merged=merged_local, author=pr.author or "?", base=pr.base_branch),
-                t(lang, "pr.size", additions=pr.additions, deletions=pr.deletions, files=pr.changed_files),
+                t(
+                    lang,
+                    "pr.size.one" if pr.changed_files == 1 else "pr.size",
+                    additions=pr.additions,
+                    deletions=pr.deletions,
+                    files=pr.changed_files,
+                ),
                 pr.url,
             ],
         ),

@@ -90,6 +90,15 @@ class CommandSpec:
     postable: bool = True
     cli: bool = True  # False: chat only (the terminal has its own command of that name, or none)
     charted: bool = False
+    cli_summary: str | None = None  # the terminal's summary key, where chat's says something a terminal lacks
+    cli_examples: tuple[str, ...] | None = None  # the terminal's examples, where chat's do not work there
+
+    def summary_for(self, surface: Surface) -> str:
+        """The summary's locale key where the command is typed."""
+        return self.cli_summary if surface == "cli" and self.cli_summary else self.summary
+
+    def examples_for(self, surface: Surface) -> tuple[str, ...]:
+        return self.cli_examples if surface == "cli" and self.cli_examples is not None else self.examples
 
     @property
     def usage(self) -> str:
@@ -128,6 +137,8 @@ def command(
     postable: bool = True,
     cli: bool = True,
     charted: bool = False,
+    cli_summary: str | None = None,
+    cli_examples: tuple[str, ...] | None = None,
 ) -> Callable[[Handler], Handler]:
     """Register a command. Every command also takes the chat flag ``public``."""
 
@@ -136,7 +147,17 @@ def command(
             raise ValueError(f"command {name!r} registered twice")
         declared = (*params, public())
         REGISTRY[name] = CommandSpec(
-            name, declared, summary, fn, examples, admin_only, postable, cli, charted
+            name,
+            declared,
+            summary,
+            fn,
+            examples,
+            admin_only,
+            postable,
+            cli,
+            charted,
+            cli_summary=cli_summary,
+            cli_examples=cli_examples,
         )
         return fn
 

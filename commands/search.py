@@ -16,6 +16,7 @@ from storage.prs import PRStore
 _TOKEN = re.compile(r"[\w]+", re.UNICODE)
 MAX_RESULTS = 20
 MAX_WORDS = 12
+SHOWN_QUERY = 80  # characters of the query a title or message repeats (JSON keeps it whole)
 
 
 def fts_query(words: list[str], *, prefix: bool = True) -> str:
@@ -44,6 +45,11 @@ def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | Non
     repo = ctx.resolve_repo(inv)
     lang = inv.lang
     query = " ".join(words)
+    shown = P.shortened(query, SHOWN_QUERY)
+
+    def label(module: str) -> str:  # tags name modules as every other command does
+        return ctx.profile.module_label(module, lang)
+
     start, end = (period.start, period.end) if period else (None, None)
     # Whole words first: ranking a prefix's many spellings costs several times more (~15 ms for
     # "fix" in a 200,000-PR cache against ~5 ms) and adds little once a page is full. Only
@@ -55,15 +61,15 @@ def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | Non
             results, total = wider, wider_total
     blocks: list[Block] = []
     if not results:
-        blocks.append(Paragraph(text=t(lang, "search.none", query=query)))
+        blocks.append(Paragraph(text=t(lang, "search.none", query=shown)))
     else:
         shown_total = f"{total}+" if total >= PRStore.COUNT_CAP else str(total)
         blocks.append(Paragraph(text=t(lang, "search.count", shown=len(results), total=shown_total)))
         for s in results:
             merged = s.pr.merged_at.date().isoformat()
             lines = [merged + (f" · {s.cls.gist}" if s.cls.gist else "")]
-            blocks.append(PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False), lines=lines))
-    title = t(lang, "search.title", query=query, repo=repo)
+            blocks.append(PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False, label=label), lines=lines))
+    title = t(lang, "search.title", query=shown, repo=repo)
     if period:
         title += f" · {period.shown(lang)}"
 

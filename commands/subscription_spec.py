@@ -113,7 +113,7 @@ def changes(values: Mapping[str, str], profile: Profile) -> dict[str, Any]:
         elif name == "match":
             out["match"] = _choice("match", text, MATCH_MODES)
     if out.get("match", "any") != "any" and not out.get("modules", True):
-        raise UsageError("error.match_needs_modules", mode=out["match"])
+        raise UsageError("error.sub_match_needs_modules", mode=out["match"])
     return out
 
 
@@ -134,7 +134,7 @@ def build(
     if "repo" not in fields:
         raise UsageError("error.sub_repo")
     if fields.get("match", "any") != "any" and not fields.get("modules"):
-        raise UsageError("error.match_needs_modules", mode=fields["match"])
+        raise UsageError("error.sub_match_needs_modules", mode=fields["match"])
     zone = ZoneInfo(fields.get("timezone", "UTC"))
     sub = Subscription(
         platform=platform,

@@ -176,6 +176,9 @@ def subscriptions(inv: Invocation, ctx: Context) -> Reply:
     params=(_sub_id(),),
     summary="cmd.preview",
     examples=("preview", "preview 3"),
+    # a terminal has no channel whose subscription "preview" alone could mean
+    cli_summary="cmd.preview_cli",
+    cli_examples=("preview 3",),
 )
 def preview(inv: Invocation, ctx: Context, *, id: int | None) -> Reply:
     """The digest this channel's subscription would get for the week so far, shown to the asker."""
@@ -184,8 +187,10 @@ def preview(inv: Invocation, ctx: Context, *, id: int | None) -> Reply:
         sub = store.get(id)
         if sub is None:
             raise UsageError("error.sub_unknown", id=id)
+    elif not inv.channel:  # the terminal: no channel to take the subscription from
+        raise UsageError("error.sub_id_needed")
     else:
-        here = store.all(platform=inv.platform, channel=inv.channel) if inv.channel else []
+        here = store.all(platform=inv.platform, channel=inv.channel)
         if not here:
             raise UsageError("error.sub_none_here")
         sub = here[0]

@@ -45,6 +45,21 @@ def _examples() -> list[tuple[str, list[str]]]:
 EXAMPLES = _examples()
 
 
+def _empty_answers() -> re.Pattern[str]:
+    """The lines of an answer that found nothing ("No PRs were merged in 2026-W48."), in every
+    language, built from the locale's own templates so a rewording keeps them recognised."""
+    from commands.locale import LANGS, t
+
+    keys = ("digest.empty", "risks.none", "search.none")
+    templates = {t(lang, key) for lang in LANGS for key in keys}
+    return re.compile("|".join(re.sub(r"\\\{\w+\\\}", ".+", re.escape(tpl)) for tpl in templates))
+
+
+# An example of the README that finds nothing on the demo cache teaches nothing (`digest last-week`
+# long after the demo's last week): every example must answer with something.
+_EMPTY_ANSWER = _empty_answers()
+
+
 def test_the_readme_has_examples_of_every_command() -> None:
     commands = {shlex.split(c)[1] for c, _ in EXAMPLES}
     assert {"digest", "risks", "pr", "search", "help", "demo", "import", "reclassify"} <= commands
@@ -91,5 +106,7 @@ def test_every_readme_example_works_after_prdigest_demo(
     else:
         assert result.returncode == 0, (command, result.stderr)
         assert result.stdout.strip()
+        empty = [line for line in result.stdout.splitlines() if _EMPTY_ANSWER.fullmatch(line.strip())]
+        assert not empty, f"{command} answers with nothing on the demo cache: {empty[0]}"
     if argv[1:3] == ["pr", "42121"]:
         assert "Remove the Tree Attention backend" in result.stdout  # the reference report's #42121

@@ -103,7 +103,8 @@ def discord_group() -> None:
 )
 @click.option("--clear-guild", type=int, default=None, help="Remove every command registered in this server.")
 def sync_commands_cmd(guild: int | None, clear_guild: int | None) -> None:
-    """Register /digest /risks /pr /search /help with Discord (a bulk overwrite; run after upgrades)."""
+    """Register prdigest's slash commands with Discord: /digest /help /pr /risks /search /subscribe
+    /unsubscribe /subscriptions /preview (a bulk overwrite; run after upgrades)."""
     settings = _settings()
     results = _run(sync_commands(settings, guild=guild, clear_guild=clear_guild))
     assert isinstance(results, list)

@@ -182,6 +182,7 @@ STRINGS: dict[str, str] = {
     "pr.not_cached": "PR #{number} is not in the cache for {repo}; run `prdigest sync` (or set GITHUB_TOKEN to fetch it on demand).",
     "pr.merged": "merged {merged} by {author} into {base}",
     "pr.size": "+{additions} −{deletions} in {files} files",
+    "pr.size.one": "+{additions} −{deletions} in 1 file",
     "pr.modules": "Modules",
     "pr.flags": "Risk flags",
     "pr.no_flags": "no risk flags",
@@ -223,6 +224,10 @@ STRINGS: dict[str, str] = {
     "param.command": "the command to explain",
     "param.repo": "the repository, when the cache holds several",
     "param.public": "post the answer in the channel for everyone (chat only; private otherwise)",
+    "param.period_all": "week (last 7 days), last-week, YYYY-Www or YYYY-MM-DD..YYYY-MM-DD; default: all cached PRs",
+    "cmd.preview_cli": "What subscription ID would post now: its digest of the week so far.",
+    "error.sub_id_needed": "which subscription? give its number (`prdigest subscriptions` lists them)",
+    "error.sub_match_needs_modules": "match {mode} needs modules to match: give them too, comma-separated (e.g. rocm,kernel)",
     # usage errors
     "usage.line": "{message} — usage: {usage}",
     "error.missing": "{name} is missing",

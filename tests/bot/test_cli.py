@@ -254,6 +254,7 @@ def test_help_and_usage_errors_import_no_database_or_network_code(argv: list[str
     if argv == ["help"]:  # settings without pydantic (bot.read_settings), plain Reply classes
         assert not loaded & {"pydantic", "pydantic_core", "annotated_types"}
         assert "bot.config" not in out["modules"] and "bot.read_settings" in out["modules"]
+        assert not {"bot.profile_cache", "classify.profile_schema"} & set(out["modules"])  # no profile read
     assert "storage.db" not in out["modules"] and "bot.ingest" not in out["modules"]
 
 
@@ -288,8 +289,7 @@ def test_help_needs_no_database(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "argv",
     [
-        ["help"],
-        ["help", "digest"],
+        ["help", "digest"],  # (`help` alone lists the commands and loads no rule profile at all)
         ["risks", "core-path", "2026-W19"],
         ["search", "fp8"],
         ["pr", "42121"],

@@ -167,3 +167,58 @@ def test_a_hung_fetch_does_not_hold_the_commands(demo_db: Path) -> None:
     finally:
         release.set()
         runner.close()
+
+
+def test_an_unreachable_slack_is_one_line_without_the_sdks_retry_chatter(demo_db: Path) -> None:
+    """slack_sdk logs each retry at INFO ("A retry handler found…"); serve shows only its own line."""
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    env = {
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "PRDIGEST_SLACK_API_URL": f"http://127.0.0.1:{closed}/api/",
+    }
+    code, lines = serve("--db", str(demo_db), "--host", "127.0.0.1", "--port", "0", env=env)
+    assert code == 2 and len(lines) == 1, lines
+    assert lines[0].startswith("prdigest serve: cannot reach the Slack API (")
+
+
+def test_serve_logging_keeps_its_own_lines_and_drops_the_schedulers_routine_ones() -> None:
+    """APScheduler's executor logs two INFO lines per run of a job (the 15-second watch: ~11,500
+    lines a day); they are dropped, its warnings and prdigest's own INFO lines are kept."""
+    import io
+    import logging
+
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
+    from apscheduler.triggers.interval import IntervalTrigger
+
+    from bot import logs
+
+    stream = io.StringIO()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        logs.configure(stream=stream)
+        runs: list[int] = []
+
+        async def main() -> None:
+            scheduler = AsyncIOScheduler()
+            scheduler.add_job(lambda: runs.append(1), IntervalTrigger(seconds=0.05))
+            scheduler.start()
+            while len(runs) < 2:
+                await asyncio.sleep(0.02)
+            scheduler.shutdown(wait=False)
+
+        asyncio.run(asyncio.wait_for(main(), timeout=10))
+        logging.getLogger("bot.scheduler").info("delivery: posted")
+        logging.getLogger("apscheduler.executors.default").warning("Run time of job was missed")
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        for name in logs.QUIET_LOGGERS:
+            logging.getLogger(name).setLevel(logging.NOTSET)
+    text = stream.getvalue()
+    assert "Running job" not in text and "executed successfully" not in text
+    assert "INFO bot.scheduler: delivery: posted" in text
+    assert "WARNING apscheduler.executors.default: Run time of job was missed" in text
