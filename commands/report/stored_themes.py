@@ -14,11 +14,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from classify.rules import Profile, classifier_code_hash
-from commands.period import Period
+from commands.period import Period, week_of
 from commands.report.themes import Theme
 from storage import storylines as stored
 from storage.prs import PRStore, StoredPR
@@ -114,9 +116,13 @@ class StoredStorylines:
         self.days = stored.day_span(earliest.start, period.end)
         self.stamp = stored.stamps(store.db, repo, *self.days)
 
+    def entry_stamp(self, windows: int) -> str:
+        """What an entry must carry to be current: the days' stamps and the covered windows."""
+        return f"windows={windows};{self.stamp}"
+
     def themes(self, windows: int, prs: Sequence[StoredPR], find: Callable[[], list[Theme]]) -> list[Theme]:
         """The stored storylines when they are current, else ``find()``'s, stored for next time."""
-        stamp = f"windows={windows};{self.stamp}"
+        stamp = self.entry_stamp(windows)
         db, p = self.store.db, self.period
         text = stored.load(db, self.repo, p.start, p.end, self.key, stamp)
         found = loads(text, prs) if text is not None else None
@@ -125,3 +131,52 @@ class StoredStorylines:
         found = find()
         stored.save(db, self.repo, p.start, p.end, self.key, stamp, self.days, self.stamp, dumps(found))
         return found
+
+
+def closed_weeks(store: PRStore, repo: str, zone: ZoneInfo, now: datetime) -> list[Period]:
+    """The ISO weeks (in ``zone``) of the cache's span that ended by ``now``, newest first."""
+    span = store.merged_range(repo)
+    if span is None:
+        return []
+    week = week_of(min(span[1], now), zone)
+    first = week_of(span[0], zone).start
+    out = []
+    while week.start >= first:
+        if week.end <= now:
+            out.append(week)
+        week = week_of(week.start - timedelta(seconds=1), zone)
+    return out
+
+
+def is_current(store: PRStore, profile: Profile, repo: str, period: Period) -> bool:
+    """Whether ``period`` has stored storylines that a digest would read (one indexed read)."""
+    from commands.report.stats import COMPARE_WEEKS, covered_windows
+
+    kept = StoredStorylines(store, profile, repo, period, (period.previous(COMPARE_WEEKS) or [period])[-1])
+    windows = len(covered_windows(period, store.first_merged(repo))[0])
+    return (
+        stored.load(store.db, repo, period.start, period.end, kept.key, kept.entry_stamp(windows)) is not None
+    )
+
+
+def fill(
+    store: PRStore,
+    profile: Profile,
+    repo: str,
+    weeks: Iterable[Period],
+    now: datetime,
+    *,
+    limit: int | None = None,
+) -> list[Period]:
+    """Find and store the storylines of those of ``weeks`` that have none current, at most ``limit``
+    of them; returns the weeks found (storing one that lost a race with a write stores nothing)."""
+    from commands.report.stats import gather
+
+    done: list[Period] = []
+    for week in weeks:
+        if limit is not None and len(done) >= limit:
+            break
+        if not is_current(store, profile, repo, week):
+            gather(store, profile, repo, week, closed_at=now)
+            done.append(week)
+    return done
