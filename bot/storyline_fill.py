@@ -51,6 +51,7 @@ class StorylineFill:
         self.watch = watch
         self.found = 0
         self.passes = 0
+        self.stopped: str | None = None
         self._lane: Lane | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -70,7 +71,7 @@ class StorylineFill:
             self._lane.close()
 
     def health(self) -> dict[str, Any]:
-        return {"ok": True, "weeks_stored": self.found, "passes": self.passes}
+        return {"weeks_stored": self.found, "passes": self.passes, "stopped": self.stopped}
 
     def _some(self, ctx: Context, tried: set[tuple[str, datetime]]) -> int:
         """Find and store the storylines of up to ``batch`` closed weeks that have none current and
@@ -103,9 +104,10 @@ class StorylineFill:
                     await asyncio.sleep(self.watch)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # a fill that fails is logged and tried again later, never fatal
-                log.exception("storing closed weeks' storylines failed")
-                await asyncio.sleep(self.watch)
+            except Exception as exc:  # never fatal to the host: logged once, and the fill stops
+                log.warning("closed weeks' storylines are not stored in the background: %s", exc)
+                self.stopped = str(exc)
+                return
 
 
 def component(settings: Settings, options: ServeOptions) -> StorylineFill:

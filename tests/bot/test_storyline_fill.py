@@ -56,7 +56,9 @@ def test_serve_stores_closed_weeks_and_stores_them_again_after_a_write(tmp_path:
             # another connection's write to one week: that week and the four after it are stale
             span = reader.merged_range(DEMO_REPO)
             assert span is not None
-            row = reader.merged_between(DEMO_REPO, span[0] + timedelta(days=1), span[1])[0]  # in the first week
+            row = reader.merged_between(DEMO_REPO, span[0] + timedelta(days=1), span[1])[
+                0
+            ]  # in the first week
             full = writer.get(DEMO_REPO, row.pr.number)
             assert full is not None
             pr = dataclasses.replace(full.pr, title="[Quokka] " + full.pr.title)
