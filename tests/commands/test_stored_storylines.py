@@ -5,7 +5,6 @@ comparison window, a write by another process, another profile."""
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,8 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.demo import DEMO_REPO, demo_data_path
-from bot.ingest import import_file
+from bot.demo import DEMO_REPO
 from classify.engine import classify
 from classify.rules import Profile, load_profile
 from commands.period import Period, week_of
@@ -32,21 +30,9 @@ NOW = datetime(2026, 5, 13, 9, 7, 41, tzinfo=UTC)
 WEEK = week_of(datetime(2026, 4, 22, tzinfo=UTC), ZoneInfo("UTC"))  # closed, with four windows before it
 
 
-@pytest.fixture(scope="module")
-def demo_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("stored") / "demo.db"
-    profile = load_profile()
-    writer = PRStore(connect(path, create=True), title_keys=ProfileTitleKeys(profile))
-    import_file(writer, profile, demo_data_path())
-    writer.db.close()
-    return path
-
-
 @pytest.fixture
-def cache(demo_cache: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "cache.db"
-    shutil.copy(demo_cache, path)
-    return path
+def cache(demo_db: Path) -> Path:
+    return demo_db  # a private copy of the demo cache (tests/conftest.py)
 
 
 class Finds:
