@@ -217,7 +217,8 @@ def gather(
     """The period's PRs, storylines, key PRs and comparison windows.
 
     ``closed_at``: the moment of the question when the caller uses stored storylines: an
-    unfiltered period that ended by then has its storylines read from the cache when they are
+    unfiltered calendar period (not the rolling last 7 days, which ends at every question's own
+    second) that ended by then has its storylines read from the cache when they are
     current, and stored when they were found (``commands.report.stored_themes``).
 
     Storylines come first because they are part of the key-PR score: a PR that belongs to one of
@@ -228,7 +229,7 @@ def gather(
     """
     flt = modules if isinstance(modules, TagFilter) else TagFilter(tuple(modules))
     kept = None
-    if closed_at is not None and not flt and period.end <= closed_at:
+    if closed_at is not None and not flt and period.kind != "rolling" and period.end <= closed_at:
         from commands.report.stored_themes import StoredStorylines
 
         kept = StoredStorylines(

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sqlite3
 import time
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -71,3 +73,19 @@ def test_serve_stores_closed_weeks_and_stores_them_again_after_a_write(tmp_path:
             await fill.stop()
 
     asyncio.run(main())
+
+
+def test_the_cli_stores_the_storylines_it_found_and_reads_them_back(demo_db: Path) -> None:
+    from tests.bot.test_cli import cli
+
+    first = cli("digest", "2026-W17", "--db", str(demo_db))
+    assert first.returncode == 0, first.stderr
+    with closing(sqlite3.connect(demo_db)) as conn:
+        starts = conn.execute("SELECT start, end FROM stored_storylines").fetchall()
+    assert starts == [("2026-04-20T00:00:00+00:00", "2026-04-27T00:00:00+00:00")]
+    again = cli("digest", "2026-W17", "--db", str(demo_db))
+    assert again.returncode == 0 and again.stdout == first.stdout
+    still_open = cli("digest", "week", "--db", str(demo_db))  # the week in progress is not stored
+    assert still_open.returncode == 0
+    with closing(sqlite3.connect(demo_db)) as conn:
+        assert conn.execute("SELECT count(*) FROM stored_storylines").fetchone()[0] == 1
