@@ -148,3 +148,22 @@ def stored_periods(db: sqlite_utils.Database | sqlite3.Connection, repo: str) ->
     return int(
         _conn(db).execute("SELECT count(*) FROM stored_storylines WHERE repo = ?", (repo,)).fetchone()[0]
     )
+
+
+def fold_into_file(db: sqlite_utils.Database | sqlite3.Connection) -> None:
+    """After a one-shot command stored storylines: copy the write-ahead log into the ``.db`` file
+    (so the ``.db`` alone is complete, as after every command), without waiting for readers (a
+    running ``serve`` keeps the log, as it does for every writer, and SQLite folds it in later)."""
+    import sqlite3
+
+    conn = _conn(db)
+    if not conn.total_changes or conn.in_transaction:
+        return
+    timeout = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+    try:
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.Error:
+        pass
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {timeout}")
