@@ -187,3 +187,27 @@ def test_an_older_pr_that_lengthens_the_comparison_finds_them_again(cache: Path,
     assert [th.before for th in stats.themes] == [
         th.before for th in gather(reader, profile, DEMO_REPO, second).themes
     ]
+
+
+def test_a_reclassify_that_changes_scores_but_no_tag_finds_them_again(
+    cache: Path, finds: Finds, tmp_path: Path
+) -> None:
+    """Scores are part of what storylines weigh; a reclassify that keeps every tag recounts no
+    aggregate, yet the days of the rows it rewrote must still be marked written."""
+    from bot.ingest import reclassify
+
+    profile = load_profile()
+    reader = PRStore(connect(cache))
+    _digest(reader, profile)
+    text = profile.source.read_text(encoding="utf-8")
+    assert "\nhighlight = 2.0 " in text
+    text = text.replace(f'version = "{profile.version}"', 'version = "scores"', 1)
+    weighted = tmp_path / profile.source.name
+    weighted.write_text(text.replace("\nhighlight = 2.0 ", "\nhighlight = 9.0 ", 1), "utf-8")
+    writer = PRStore(connect(cache), title_keys=ProfileTitleKeys(profile))
+    before = writer.db.execute("SELECT count(*) FROM pr_tags").fetchone()[0]
+    assert reclassify(writer, load_profile(weighted), workers=1).changed > 0
+    assert writer.db.execute("SELECT count(*) FROM pr_tags").fetchone()[0] == before
+    after = _digest(reader, profile)  # the reader's profile is the old one: same key, new rows
+    assert finds.calls == 2
+    assert after == _plain(reader, profile)
