@@ -18,8 +18,12 @@
    The process is set up as ``prdigest serve`` sets itself up (``bot.runtime.settle_heap``; the
    closed-period ``DigestCache`` of a worker thread); ``--no-settle`` times CPython's default
    collector instead. Digests of random past weeks are timed twice: as the server answers them
-   (through its digest cache, which holds the last 8) and without any cache ("no cache": every
-   digest computed, from the write-time aggregates). The targets are issue 14's: p50 of ``pr``
+   (through its digest cache, which holds the last 8, before the fill reached them) and without any cache ("no cache": every
+   digest computed, from the write-time aggregates, storylines found again). "digest YYYY-Www,
+   stored storylines" is timed after a fill pass (what ``serve`` does in the background after it
+   starts: every closed week's storylines stored in the cache, ``commands.report.stored_themes.fill``;
+   the pass is timed and reported) and answers as a filled server does: digest cache, then the
+   stored storylines. The targets are issue 14's: p50 of ``pr``
    ≤ 1 ms, of ``risks``/``search`` ≤ 2 ms, of a week's ``digest`` ≤ 25 ms with p99 ≤ 50 ms.
 4. Time ``reclassify`` over the whole cache: with the profile it was classified with (nothing to
    re-run), with a profile whose version differs (every row re-run and rewritten, the worst case),
@@ -232,7 +236,8 @@ class Case:
     family: str  # pr | risks | search | digest (which target applies)
     make_args: Callable[[random.Random], tuple[str, ...]]
     warm: bool = True  # False: no warm-up runs, and the OS page cache starts empty
-    cached: bool = True  # False: the digest is computed every time (no DigestCache)
+    cached: bool = True  # False: the digest is computed every time (no DigestCache, no stored storylines)
+    stored: bool = False  # True: closed weeks' storylines read from the cache (after a fill pass)
 
 
 def _cache_files(path: Path) -> list[Path]:
@@ -269,11 +274,28 @@ def cases(numbers: list[int], weeks: list[str]) -> list[Case]:
         Case("digest last-week", "digest", lambda r: ("last-week",)),
         Case("digest YYYY-Www", "digest", lambda r: (r.choice(weeks),)),
         Case("digest YYYY-Www, no cache", "digest", lambda r: (r.choice(weeks),), cached=False),
+        Case("digest YYYY-Www, stored storylines", "digest", lambda r: (r.choice(weeks),), stored=True),
         Case("risks all", "risks", lambda r: ("all",)),
         Case("risks core-path", "risks", lambda r: ("core-path",)),
         Case("pr NUMBER", "pr", lambda r: (str(r.choice(numbers)),)),
         Case("search WORDS", "search", lambda r: tuple(r.choice(SEARCH_WORDS).split())),
     ]
+
+
+def fill_pass(store: PRStore, profile: Profile) -> dict[str, float | int]:
+    """What ``serve`` does in the background after it starts: store the storylines of every
+    closed week of the cache (``commands.report.stored_themes.fill``), here in one go, timed."""
+    from zoneinfo import ZoneInfo
+
+    from commands.report.stored_themes import closed_weeks, fill
+
+    weeks = closed_weeks(store, DEMO_REPO, ZoneInfo("UTC"), NOW)
+    print(f"storing the storylines of {len(weeks)} closed weeks …", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    found = len(fill(store, profile, DEMO_REPO, weeks, NOW))
+    took = time.perf_counter() - started
+    print(f"  {found} found and stored in {took:.1f} s", file=sys.stderr, flush=True)
+    return {"weeks": len(weeks), "found": found, "seconds": round(took, 1)}
 
 
 def run_case(ctx: Context, case: Case, repeat: int, rng: random.Random) -> dict[str, Any]:
@@ -420,8 +442,10 @@ def main(argv: list[str] | None = None) -> int:
     counted = time.perf_counter()
     store.count_title_topics()  # a cache from before the aggregates: what `prdigest reclassify` does
     counted_s = time.perf_counter() - counted
-    ctx = Context(store=store, profile=profile, digests=DigestCache())
-    plain = Context(store=store, profile=profile)
+    # as serve answers a week its fill has not reached: the digest cache only
+    ctx = Context(store=store, profile=profile, digests=DigestCache(), stored_storylines=False)
+    plain = Context(store=store, profile=profile, stored_storylines=False)
+    filled = Context(store=store, profile=profile, digests=DigestCache())  # as serve answers once filled
     numbers = [int(r[0]) for r in store.db.execute("SELECT number FROM prs WHERE repo = ?", (DEMO_REPO,))]
     latest = NOW - timedelta(days=7)
     weeks = sorted({(latest - timedelta(weeks=k)).strftime("%G-W%V") for k in range(0, 104)})
@@ -441,11 +465,15 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"read the cache file in {warmed_s:.1f} s; timing {args.repeat} runs per command …", file=sys.stderr
     )
+    fill_s: dict[str, float | int] = {}
     for case in (c for c in cases(numbers, weeks) if only is None or c.name in only):
-        row = run_case(ctx if case.cached else plain, case, args.repeat, rng)
+        if case.stored and not fill_s:
+            fill_s = fill_pass(store, profile)
+        chosen = filled if case.stored else ctx if case.cached else plain
+        row = run_case(chosen, case, args.repeat, rng)
         latencies.append(row)
         if row["ok"] is False:
-            slow[case.name] = profile_case(ctx if case.cached else plain, case)
+            slow[case.name] = profile_case(chosen, case)
     anon_queries = _anon_mb()
     store.db.conn.close()
     rss_queries = _rss_mb()
@@ -462,6 +490,7 @@ def main(argv: list[str] | None = None) -> int:
         "prs": args.prs,
         "settled_heap": not args.no_settle,
         "cache_file_read_s": round(warmed_s, 1),
+        "storyline_fill": fill_s,
         "title_topics_counted_s": round(counted_s, 1),
         "db": str(path),
         "db_bytes": _db_size(path),

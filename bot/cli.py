@@ -187,6 +187,10 @@ def run_command(
     load(name)  # the command's module imported before the heap is settled
     settle_heap(collect=False)
     reply = dispatch(inv, ctx)
+    if name != "help":  # a closed period's digest may have stored its storylines
+        from storage.storylines import fold_into_file
+
+        fold_into_file(store.db)
     if reply.not_cached is not None and _has_token(settings) and name != "help":
         # `pr` of a PR the cache lacks: fetch and store it through a writer's connection
         from bot.answer import answer

@@ -134,6 +134,8 @@ def components_for(settings: Settings, options: ServeOptions = ServeOptions()) -
     ]
     if scheduled(settings):  # scheduled digests run beside the front ends that can post
         built.append(importlib.import_module("bot.scheduler").component(settings, options))
+    # closed weeks' storylines stored in the background, so past weeks' digests read them
+    built.append(importlib.import_module("bot.storyline_fill").component(settings, options))
     return built
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from commands import params as P
@@ -12,6 +13,9 @@ from commands.model import Block, Invocation, Paragraph, Reply, UsageError
 from commands.period import Period, week_of
 from commands.registry import Context, command
 from storage.prs import TagFilter
+
+if TYPE_CHECKING:
+    from commands.report.stats import DigestStats
 
 
 @command(
@@ -40,12 +44,16 @@ def run(
     from commands.report.stats import gather
 
     flt = TagFilter(tuple(modules), match, tuple(flags))
+    closed_at = inv.now if ctx.stored_storylines else None  # closed periods' storylines kept in the cache
+
+    def build() -> DigestStats:
+        return gather(ctx.store, ctx.profile, repo, period, flt, closed_at=closed_at)
+
     # a closed period's numbers are final: the server keeps the recent ones (commands.digest_cache)
     if ctx.digests is not None and ctx.digests.admits(period.end, inv.now):
-        key = (repo, period, flt, ctx.profile.content_hash)
-        stats = ctx.digests.get(ctx.store, key, lambda: gather(ctx.store, ctx.profile, repo, period, flt))
+        stats = ctx.digests.get(ctx.store, (repo, period, flt, ctx.profile.content_hash), build)
     else:
-        stats = gather(ctx.store, ctx.profile, repo, period, flt)
+        stats = build()
     reply = compose(stats, ctx.profile, inv.lang)
     note = profile_note(ctx, repo, period.start, period.end, inv.lang)
     if not stats.prs:

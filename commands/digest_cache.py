@@ -6,10 +6,11 @@ cache does. ``DigestCache`` keeps the gathered numbers (``DigestStats``: the per
 key PRs and comparison) of the periods that ended before the question was asked; the reply is
 still composed per call (language, notes), so a hit costs the composition only.
 
-Invalidation: before every lookup the store's change token is read — SQLite's
-``PRAGMA data_version`` (bumped when *another* connection, in this process or another, commits:
-a ``prdigest sync`` in cron, the scheduled sync of ``serve``) together with the connection's own
-``total_changes`` (its own writes, e.g. a PR fetched on demand). Any difference empties the cache.
+Invalidation: before every lookup the store's change token is read — the write generation
+every write of PR rows bumps in its own transaction (``storage.storylines.generation``: a
+``prdigest sync`` in cron, the scheduled sync of ``serve``, a PR fetched on demand), which any
+connection in any process sees at its next read. Any difference empties the cache. Writes of
+derived data (the stored storylines of closed periods) do not move it.
 Each worker thread has its own connection, so each has its own ``DigestCache``.
 
 Admission: only periods that ended within ``RECENT`` of the question are kept (``admits``). Those

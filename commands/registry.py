@@ -31,6 +31,9 @@ class Context:
     profile: Profile
     digests: DigestCache | None = None
     """closed periods' digests, kept by a long-running server (``commands.digest_cache``)"""
+    stored_storylines: bool = True
+    """closed periods' storylines read from and stored in the cache (``commands.report.stored_themes``);
+    off: found again at every digest (benchmarks, the tests that compare both)"""
 
     def resolve_repo(self, inv: Invocation, named: str | None = None, *, cached: bool = True) -> str:
         """The repository to answer about: ``named`` (a PR URL's), else the invocation's, else

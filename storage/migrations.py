@@ -337,3 +337,37 @@ def _m0010_classifier_codes(db: sqlite_utils.Database) -> None:
     db.execute(
         "CREATE TABLE classifier_codes (profile_hash TEXT PRIMARY KEY, code_hash TEXT NOT NULL) WITHOUT ROWID"
     )
+
+
+@MIGRATIONS(name="0013_stored_storylines")
+def _m0013_stored_storylines(db: sqlite_utils.Database) -> None:
+    """Closed periods' storylines kept across processes, and the per-day stamps that keep them exact.
+
+    ``storyline_days`` counts, per repository and UTC day, the writes of PR rows merged that day
+    (``PRStore`` bumps it wherever it writes ``prs``); a ``stored_storylines`` entry keeps the
+    stamps of the days it read and is used only while they are unchanged (``storage.storylines``).
+    """
+    db.execute(
+        """
+        CREATE TABLE storyline_days (
+            repo TEXT NOT NULL,
+            day TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            PRIMARY KEY (repo, day)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE stored_storylines (
+            repo TEXT NOT NULL,
+            start TEXT NOT NULL,
+            end TEXT NOT NULL,
+            profile_hash TEXT NOT NULL,
+            code_hash TEXT NOT NULL,
+            stamps TEXT NOT NULL,
+            themes TEXT NOT NULL,
+            PRIMARY KEY (repo, start, end)
+        ) WITHOUT ROWID
+        """
+    )

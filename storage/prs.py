@@ -27,6 +27,7 @@ from storage.aggregates import (
     title_counts,
     window_counts,
 )
+from storage.storylines import bump_days, generation
 
 if TYPE_CHECKING:  # the models and queries here are read by every command (and `prdigest --help`,
     # which imports the commands); only writes need storage.db, imported when a write happens
@@ -548,6 +549,9 @@ class PRStore:
         for repo, buckets in touched.items():
             if buckets:
                 refresh_aggregates(self.db, repo, buckets, title_keys=self.title_keys, titles=titles)
+                bump_days(
+                    self.db, repo, (b[:10] for b in buckets)
+                )  # stored storylines of those days are stale
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -677,6 +681,7 @@ class PRStore:
         batch = list(items)
         conn = self.db.conn
         touched: dict[str, set[str]] = {}
+        days: dict[str, set[str]] = {}  # every changed row's day, retagged or not (storylines read scores)
         with write_transaction(self.db):
             current = self._stored_classifications(batch)
             changed: list[ClassifiedRow] = []
@@ -690,6 +695,7 @@ class PRStore:
                     same.append((it.profile_hash, it.repo, it.number, it.profile_hash))
                     continue
                 changed.append(it)
+                days.setdefault(it.repo, set()).add(stored[3][:10])
                 if not _same_tags(stored[1], stored[2], it.values[_MODULES], it.values[_FLAGS]):
                     retag.append(it)
                     # the counts come from merge times (unchanged here) and tags: only a retagged
@@ -715,6 +721,8 @@ class PRStore:
             )
             _record_codes(conn, (it.profile_hash for it in batch))
             self.refresh_aggregates(touched, titles=False)  # classifications only: titles unchanged
+            for repo, changed_days in days.items():
+                bump_days(self.db, repo, changed_days)
         return len(changed)
 
     def _stored_classifications(
@@ -724,10 +732,19 @@ class PRStore:
         return self._columns(((it.repo, it.number) for it in batch), "cls_hash, modules, flags, merged_at")
 
     def change_token(self) -> tuple[int, int]:
-        """Changes whenever the cache may have changed: ``PRAGMA data_version`` (commits of other
-        connections, in any process) and this connection's own ``total_changes``."""
+        """Changes whenever a PR row may have changed, by any connection in any process: the
+        write generation every write of ``prs`` bumps in its transaction (``storage.storylines``).
+        Stored storylines and other derived data do not move it, so storing them drops no cached
+        digest. A cache without the generation (opened read-only before its migration) falls back
+        to ``PRAGMA data_version`` (other connections' commits) and this connection's own
+        ``total_changes``."""
+        import sqlite3
+
         conn = self.db.conn
-        return int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes
+        try:
+            return generation(conn), -1
+        except sqlite3.OperationalError:
+            return int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes
 
     def count_title_topics(self, repo: str | None = None) -> None:
         """Count the title topics of ``repo`` (or every repository) with this store's profile

@@ -212,8 +212,15 @@ def gather(
     repo: str,
     period: Period,
     modules: tuple[str, ...] | TagFilter = (),
+    *,
+    closed_at: datetime | None = None,
 ) -> DigestStats:
     """The period's PRs, storylines, key PRs and comparison windows.
+
+    ``closed_at``: the moment of the question when the caller uses stored storylines: an
+    unfiltered calendar period (not the rolling last 7 days, which ends at every question's own
+    second) that ended by then has its storylines read from the cache when they are
+    current, and stored when they were found (``commands.report.stored_themes``).
 
     Storylines come first because they are part of the key-PR score: a PR that belongs to one of
     the period's themes earns the profile's ``[score] theme`` points (shown in its breakdown), and
@@ -222,6 +229,13 @@ def gather(
     read from stored scores, are those their own digests show.
     """
     flt = modules if isinstance(modules, TagFilter) else TagFilter(tuple(modules))
+    kept = None
+    if closed_at is not None and not flt and period.kind != "rolling" and period.end <= closed_at:
+        from commands.report.stored_themes import StoredStorylines
+
+        kept = StoredStorylines(
+            store, profile, repo, period, (period.previous(COMPARE_WEEKS) or [period])[-1]
+        )
     prs = store.merged_between(repo, period.start, period.end)
     overall = len(prs) if flt else None
     if flt:  # modules with their match mode, or any listed flag (a subscription's view)
@@ -236,8 +250,11 @@ def gather(
         weekly=days == 7,
         cache_start=first if cut else None,
     )
-    paths = store.paths(repo, [s.pr.number for s in prs])
-    found = find_themes(prs, profile, history, paths)
+
+    def find() -> list[Theme]:
+        return find_themes(prs, profile, history, store.paths(repo, [s.pr.number for s in prs]))
+
+    found = find() if kept is None else kept.themes(len(periods), prs, find)
     parts = theme_parts(found, profile)
     bonus = {n: part.points for n, part in parts.items()}
     key = select_key(prs, profile.key_share, profile.key_min_score, bonus)

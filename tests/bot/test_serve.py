@@ -91,7 +91,9 @@ def test_healthz_reports_the_cache_and_each_component(demo_db: Path) -> None:
         state = httpx.get(f"{app.base}/healthz", timeout=10).json()
     assert state["ok"] is True and state["prs"] > 1000
     assert state["components"]["slack"] == {"mode": "http", "refused": 0, "refused_by_reason": {}}
-    assert set(state["components"]) == {"slack", "scheduler"}  # scheduled digests run beside Slack
+    # scheduled digests run beside Slack; closed weeks' storylines are stored in the background
+    assert set(state["components"]) == {"slack", "scheduler", "storyline_fill"}
+    assert state["components"]["storyline_fill"]["stopped"] is None
     assert state["http"]["connections"] >= 1 and state["http"]["connection_cap"] > 0
 
 

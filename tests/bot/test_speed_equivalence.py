@@ -1,9 +1,11 @@
 """Speed changes no answer (issue 14, point 6).
 
 The digest, risks and search JSON of every demo week are computed twice: the fast way (the
-write-time aggregates of ``storage.aggregates`` and the server's closed-period ``DigestCache``,
-each digest asked twice so the second answer comes from the cache) and the plain way (aggregates
-switched off, no cache: every count read from the rows, every title re-read). Both must be
+write-time aggregates of ``storage.aggregates``, the server's closed-period ``DigestCache`` and
+closed weeks' stored storylines, each digest asked twice so the second answer comes from the
+cache; and each digest twice more through the stored storylines alone) and the plain way
+(aggregates switched off, no cache, no stored storylines: every count read from the rows, every
+title re-read, every storyline found again). Both must be
 identical — after loading the demo, after a sync from the loopback GitHub fake, after an import
 that changes PRs and after a reclassify with another profile.
 
@@ -16,9 +18,10 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,13 +89,48 @@ def _assert_same(fast: Context, plain: Context, *, stored: bool = True) -> int:
     assert fast.store.use_aggregates and fast.digests is not None
     assert (terms_stamp(fast.store.db, DEMO_REPO) == title_stamp(fast.profile)) is stored
     plain.store.use_aggregates = False
+    assert fast.stored_storylines and not plain.stored_storylines
+    # the stored storylines alone (no digest cache): each digest asked twice, so a closed week's
+    # second answer reads what its first stored (or what an earlier pass stored, if still current)
+    kept = Context(store=PRStore(connect(_path(fast.store))), profile=fast.profile)
+    reads = _count_stored_reads()
     asked = 0
     for command, args, zone in _asks(plain.store, plain.profile):
         want = _answer(plain, command, args, zone)
         assert _answer(fast, command, args, zone) == want, (command, args, zone)
         assert _answer(fast, command, args, zone) == want, ("again", command, args, zone)
+        if command == "digest":
+            assert _answer(kept, command, args, zone) == want, ("stored", command, args, zone)
+            assert _answer(kept, command, args, zone) == want, ("stored again", command, args, zone)
         asked += 1
+    assert reads() > 20  # closed weeks' storylines really were read back
+    kept.store.db.close()
     return asked
+
+
+def _path(store: PRStore) -> Path:
+    return Path(store.db.execute("PRAGMA database_list").fetchone()[2])
+
+
+def _count_stored_reads() -> Callable[[], int]:
+    """How many stored storylines were read back (``storage.storylines.load`` found one) from now."""
+    from storage import storylines
+
+    found = []
+    real = storylines.load
+
+    def counted(*args: Any, **kwargs: Any) -> str | None:
+        text = real(*args, **kwargs)
+        found.append(text is not None)
+        return text
+
+    storylines.load = counted  # type: ignore[assignment]
+
+    def reads() -> int:
+        storylines.load = real  # type: ignore[assignment]
+        return sum(found)
+
+    return reads
 
 
 @pytest.fixture
@@ -109,7 +147,7 @@ def _contexts(path: Path, profile: Profile) -> tuple[Context, Context]:
     fast = Context(
         store=PRStore(connect(path)), profile=profile, digests=DigestCache(max_entries=1000, recent=None)
     )
-    plain = Context(store=PRStore(connect(path)), profile=profile)
+    plain = Context(store=PRStore(connect(path)), profile=profile, stored_storylines=False)
     return fast, plain
 
 
@@ -230,7 +268,7 @@ def test_the_server_keeps_recent_closed_weeks_only(cache: Path) -> None:
     months back (asked once while paging through history; see ``commands.digest_cache``), and
     both answers are those computed without it."""
     profile = load_profile()
-    plain = Context(store=PRStore(connect(cache)), profile=profile)
+    plain = Context(store=PRStore(connect(cache)), profile=profile, stored_storylines=False)
     served = Context(store=PRStore(connect(cache)), profile=profile, digests=DigestCache())
     assert served.digests is not None
     old_week = (NOW - timedelta(weeks=9)).strftime("%G-W%V")

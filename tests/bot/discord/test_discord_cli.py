@@ -130,7 +130,7 @@ def test_serve_runs_discord_and_slack_in_one_loop(fake: FakeDiscord, tmp_path: P
             fake.wait(lambda: fake.frames_where(t="GUILD_CREATE"), what="the gateway session")
             with urllib.request.urlopen(f"{host.base}/healthz", timeout=5) as resp:
                 components = json.load(resp)["components"]
-            assert set(components) == {"slack", "discord", "scheduler"}
+            assert set(components) == {"slack", "discord", "scheduler", "storyline_fill"}
             ix = fake.interact(fake.slash_command("help", {}))
             calls = fake.wait(lambda: ix.calls() if len(ix.calls()) >= 2 else None, what="the answer")
             assert [c.route for c in calls[:2]] == [CALLBACK, FOLLOWUP]

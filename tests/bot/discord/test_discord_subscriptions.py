@@ -184,7 +184,11 @@ def test_a_discord_only_serve_runs_the_scheduler_and_delivers(fake: FakeDiscord,
     sub = discord_sub(db)
     assert sub.id is not None
     settings = discord_settings(fake, prdigest_repo=REPO)
-    assert [type(c).__name__ for c in components_for(settings)] == ["DiscordComponent", "DeliveryScheduler"]
+    assert [type(c).__name__ for c in components_for(settings)] == [
+        "DiscordComponent",
+        "DeliveryScheduler",
+        "StorylineFill",
+    ]
     running = RunningHost(settings, db)
     [scheduler] = [c for c in running.host.components if isinstance(c, DeliveryScheduler)]
     scheduler.clock = Clock(DUE + timedelta(hours=2))  # the process started after Monday 09:00
