@@ -65,7 +65,9 @@ def test_serve_stores_closed_weeks_and_stores_them_again_after_a_write(tmp_path:
             assert full is not None
             pr = dataclasses.replace(full.pr, title="[Quokka] " + full.pr.title)
             writer.upsert([(pr, classify(pr, profile))])
-            assert _unstored(reader) == 5
+            # the fill may already be storing them again (it watches every 50 ms): no more than the
+            # five are stale now, and exactly five are stored again below
+            assert _unstored(reader) <= 5
             await _until(lambda: _unstored(reader) == 0)
             assert fill.found == found + 5
             await _until(lambda: fill.health()["passes"] >= 2)
