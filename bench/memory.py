@@ -1,6 +1,6 @@
 """Benchmark: memory of the long-running server and of an import (issue 14, point 5).
 
-    uv run --frozen python -m bench.memory serve [--db PATH] [--commands 600]
+    uv run --frozen python -m bench.memory serve [--db PATH] [--commands 600] [--fill]
     uv run --frozen python -m bench.memory import [--prs 50000 200000]
 
 ``serve``: the server's in-process host on a cache (by default the 200,000-PR one ``bench.run``
@@ -11,6 +11,8 @@ of random PRs, ``search`` — then reports the process's resident memory from ``
 ``RssAnon`` is the heap (Python objects, SQLite's page caches and sorters; issue 14's target is
 ≤ 150 MB), ``RssFile`` the cache file's pages mapped by SQLite's memory-mapped reads (the OS page
 cache, shared and reclaimable, not allocations), ``VmHWM`` the peak of the two together.
+With ``--fill`` a thread with its own connection meanwhile stores the storylines of the closed
+weeks the cache lacks, as ``serve``'s storyline fill does after start (unpaced here).
 
 ``import``: for each ``--prs`` count, writes that many generated PRs to a JSON Lines file and runs
 ``prdigest import`` on it into a fresh cache in a child process, sampling its ``RssAnon`` every 50 ms.
@@ -37,6 +39,7 @@ from array import array
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bench.generate import DEMO_END, DEMO_REPO, generate_history
 
@@ -68,7 +71,7 @@ def status_mb() -> dict[str, float]:
 # -- serve ----------------------------------------------------------------------------------------
 
 
-def serve(db: Path, commands: int, seed: int) -> dict[str, Any]:
+def serve(db: Path, commands: int, seed: int, fill: bool = False) -> dict[str, Any]:
     from bot.runner import CommandRunner
     from bot.runtime import settle_heap
     from classify.rules import load_profile
@@ -119,10 +122,35 @@ def serve(db: Path, commands: int, seed: int) -> dict[str, Any]:
                 peaks.append(status_mb()["RssAnon"])
         return peaks
 
+    filler = None
+    filled: list[int] = []
+    if fill:
+        # what `prdigest serve`'s storyline fill does after start (bot.storyline_fill), unpaced: a
+        # thread with its own connection finding the closed weeks' storylines the cache lacks,
+        # while the commands are answered
+        def fill_all() -> None:
+            from commands.report.stored_themes import closed_weeks
+            from commands.report.stored_themes import fill as fill_weeks
+
+            ctx = factory()  # kept open, like the fill lane's thread and connection in serve
+            weeks = closed_weeks(ctx.store, DEMO_REPO, ZoneInfo("UTC"), NOW)
+            filled.append(len(fill_weeks(ctx.store, ctx.profile, DEMO_REPO, weeks, NOW)))
+            filled_all.set()
+            measured.wait()
+            ctx.store.db.close()
+
+        filled_all, measured = threading.Event(), threading.Event()
+        filler = threading.Thread(target=fill_all, name="fill")
+        filler.start()
     t0 = time.perf_counter()
     samples = asyncio.run(answer_all())
+    if filler is not None:
+        filled_all.wait()
     took = time.perf_counter() - t0
     after = status_mb()
+    if filler is not None:
+        measured.set()
+        filler.join()
     runner.commands.close()
     runner.fetches.close()
     runner.health.close()
@@ -134,6 +162,7 @@ def serve(db: Path, commands: int, seed: int) -> dict[str, Any]:
         "mb_settled": {k: round(v, 1) for k, v in settled.items()},
         "mb_after_commands": {k: round(v, 1) for k, v in after.items()},
         "heap_every_50_commands": [round(v, 1) for v in samples],
+        "weeks_filled": filled[0] if filled else None,
     }
 
 
@@ -227,6 +256,11 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--db", type=Path, default=Path(tempfile.gettempdir()) / "prdigest-bench-200000.db")
     s.add_argument("--commands", type=int, default=600)
     s.add_argument("--seed", type=int, default=1)
+    s.add_argument(
+        "--fill",
+        action="store_true",
+        help="meanwhile store the closed weeks' storylines the cache lacks, as serve does after start",
+    )
     i = sub.add_parser("import", help="peak heap of `prdigest import` at several history lengths")
     i.add_argument("--prs", type=int, nargs="+", default=[50_000, 200_000])
     c = sub.add_parser("_import")  # the child of `import`
@@ -238,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "serve":
         if not args.db.exists():
             raise SystemExit(f"bench: {args.db} does not exist; build it with `python -m bench.run` first")
-        print(json.dumps(serve(args.db, args.commands, args.seed), indent=2))
+        print(json.dumps(serve(args.db, args.commands, args.seed, args.fill), indent=2))
     elif args.what == "import":
         imports(args.prs)
     else:

@@ -200,7 +200,11 @@ PRIMARY = 1.0
 OTHER_TAG = 0.5
 SECONDARY = 0.25
 WORD = 0.8
+# bounds of the per-process caches: per word, term or path (small entries) and per title or per
+# PR's file list (~1.5 KB each: 10,000 are ~20–40 weeks of vLLM; the server's storyline fill, which
+# reads every week, keeps its heap within ~100 MB at these bounds)
 FEATURE_CACHE = 50_000
+TITLE_CACHE = 10_000
 
 
 # a title's features as ``_topics`` files them: (tag keys, plain word keys, (topic key, source, key,
@@ -356,7 +360,7 @@ class _Vocabulary:
                     out.append((full, source, term, form, WORD))
                     if source != "phrase":
                         plain.append(term)
-        if len(self._filed) >= FEATURE_CACHE:
+        if len(self._filed) >= TITLE_CACHE:
             self._filed.clear()
         hit = self._filed[title] = (tuple(tags), tuple(plain), tuple(out))
         return hit
@@ -411,7 +415,7 @@ class _Vocabulary:
                 keys.update(self._key_names(f"{last} {key}"))
             last, last_i = key, i
         hit = frozenset(keys)
-        if len(self._keys) >= FEATURE_CACHE:
+        if len(self._keys) >= TITLE_CACHE:
             self._keys.clear()
         self._keys[title] = hit
         return hit
@@ -516,13 +520,13 @@ def abbreviates(short: str, phrase: str) -> bool:
     return _abbreviates(short, phrase)
 
 
-@functools.lru_cache(maxsize=FEATURE_CACHE)
+@functools.lru_cache(maxsize=TITLE_CACHE)
 def leading_verb(title: str) -> str | None:
     """``classify.topics.leading_verb``, cached: a theme's name reads every title of the theme."""
     return _leading_verb(title)
 
 
-@functools.lru_cache(maxsize=FEATURE_CACHE)
+@functools.lru_cache(maxsize=TITLE_CACHE)
 def _in_series(title: str) -> bool:
     return parse_title(title).series is not None
 
@@ -552,7 +556,7 @@ def _file_places(path: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*near, *far]))
 
 
-@functools.lru_cache(maxsize=FEATURE_CACHE)
+@functools.lru_cache(maxsize=TITLE_CACHE)
 def _works_in(files: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
     """The places one PR works in, with the share of its files there (cached by its file list)."""
     per: Counter[str] = Counter(p for f in files for p in _file_places(f))
@@ -1321,7 +1325,7 @@ def _as_action(verb: str | None) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=FEATURE_CACHE)
+@functools.lru_cache(maxsize=TITLE_CACHE)
 def _title_action(title: str) -> str | None:
     said = _as_action(leading_verb(title))
     if said is not None:
