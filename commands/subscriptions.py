@@ -11,17 +11,20 @@ terminal's ``prdigest subscribe`` parses its options.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from commands import params as P
 from commands.locale import t
 from commands.model import Block, Bullet, BulletList, Invocation, Paragraph, Reply, UsageError
 from commands.registry import Context, command, dispatch
-from commands.schedule import next_due
-from commands.subscription_spec import build, describe
-from storage.deliveries import DeliveryStore
 from storage.prs import iso
-from storage.subscriptions import Subscription, SubscriptionStore
+
+if TYPE_CHECKING:
+    from storage.deliveries import DeliveryStore
+    from storage.subscriptions import Subscription
+
+# The schedule, subscription and delivery code is imported by the commands that run, not with the
+# registrations: `prdigest help` lists these commands (their usage lines) without loading it.
 
 # key, what it takes (usage), help key
 SETTINGS: tuple[tuple[str, str, str], ...] = (
@@ -98,6 +101,10 @@ def _status(ledger: DeliveryStore, sub: Subscription, lang: str) -> str:
     cli=False,
 )
 def subscribe(inv: Invocation, ctx: Context, **values: str | None) -> Reply:
+    from commands.schedule import next_due
+    from commands.subscription_spec import build, describe
+    from storage.subscriptions import SubscriptionStore
+
     channel = _here(inv)
     given = {k: v for k, v in values.items() if v}
     defaults = {"tz": inv.timezone, "lang": inv.lang}
@@ -130,6 +137,8 @@ def subscribe(inv: Invocation, ctx: Context, **values: str | None) -> Reply:
     cli=False,
 )
 def unsubscribe(inv: Invocation, ctx: Context, *, id: int) -> Reply:
+    from storage.subscriptions import SubscriptionStore
+
     store = SubscriptionStore(ctx.store.db)
     sub = store.get(id)
     if sub is None or sub.platform != inv.platform:
@@ -151,6 +160,11 @@ def unsubscribe(inv: Invocation, ctx: Context, *, id: int) -> Reply:
     cli=False,
 )
 def subscriptions(inv: Invocation, ctx: Context) -> Reply:
+    from commands.schedule import next_due
+    from commands.subscription_spec import describe
+    from storage.deliveries import DeliveryStore
+    from storage.subscriptions import SubscriptionStore
+
     store = SubscriptionStore(ctx.store.db)
     subs = store.all(platform=inv.platform, channel=inv.channel) if inv.channel else store.all()
     ledger = DeliveryStore(ctx.store.db)
@@ -182,6 +196,8 @@ def subscriptions(inv: Invocation, ctx: Context) -> Reply:
 )
 def preview(inv: Invocation, ctx: Context, *, id: int | None) -> Reply:
     """The digest this channel's subscription would get for the week so far, shown to the asker."""
+    from storage.subscriptions import SubscriptionStore
+
     store = SubscriptionStore(ctx.store.db)
     if id is not None:
         sub = store.get(id)
