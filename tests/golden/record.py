@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.delivery import Deliverer
-from bot.demo import DEMO_REPO, demo_data_path
-from bot.discord.render import render as discord_render
-from bot.ingest import import_file
-from bot.slack.render import render as slack_render
+from bot.chat.discord.render import render as discord_render
+from bot.chat.slack.render import render as slack_render
+from bot.delivery.deliverer import Deliverer
+from bot.ingest.demo import DEMO_REPO, demo_data_path
+from bot.ingest.load import import_file
 from classify.rules import Profile, load_profile
 from commands.model import Invocation, Reply
 from commands.period import week_of
