@@ -23,8 +23,8 @@ import click
 from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from bot.config.profile_cache import active_profile
 from bot.config.settings import ConfigError, Settings, load_settings
-from bot.ingest.load import github as gh
-from bot.ingest.load import gitlog
+from bot.ingest import github as gh
+from bot.ingest import gitlog
 from bot.ingest.sync import Progress, SyncReport, classifier_for, finish_report, sync_api, sync_git
 from commands.title_keys import ProfileTitleKeys
 from storage.db import StoreError, StoreUnavailable, close, connect

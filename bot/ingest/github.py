@@ -31,7 +31,7 @@ import tenacity
 
 from bot.config.retry_after import retry_after
 from bot.config.urls import is_loopback, platform_url
-from bot.ingest.load import github_queries as Q
+from bot.ingest import github_queries as Q
 from classify.models import ChangeType, FileChange, PullRequest
 
 DEFAULT_API_URL = "https://api.github.com"

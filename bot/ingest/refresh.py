@@ -18,7 +18,7 @@ from typing import Any
 import sqlite_utils
 
 from bot.config.settings import Settings, secret
-from bot.ingest.load import github as gh
+from bot.ingest import github as gh
 from bot.ingest.sync import classifier_for, sync_api
 from classify.rules import Profile
 from commands.title_keys import ProfileTitleKeys

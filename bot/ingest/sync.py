@@ -28,9 +28,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.ingest.load import github as gh
-from bot.ingest.load import github_queries as queries
-from bot.ingest.load import gitlog
+from bot.ingest import github as gh
+from bot.ingest import github_queries as queries
+from bot.ingest import gitlog
 from classify.models import Classification, PullRequest
 from storage import fts, sync_state
 from storage.db import StoreError

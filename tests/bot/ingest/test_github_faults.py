@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
+from bot.ingest import github_queries as Q
 from bot.ingest.github import (
     GitHubClient,
     GitHubUnavailable,
@@ -21,7 +22,6 @@ from bot.ingest.github import (
     search_page,
     search_string,
 )
-from bot.ingest.load import github_queries as Q
 from tests.fakes.github import FakeClock, FakeGitHub, make_prs
 
 from .conftest import NOW, REPO

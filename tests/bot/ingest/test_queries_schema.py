@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.ingest.load import github_queries as Q
+from bot.ingest import github_queries as Q
 from tests.fakes.github import require_schema
 
 
