@@ -132,10 +132,13 @@ Block = Heading | Paragraph | BulletList | PRItem | Facts | Table | Divider | Im
 
 @dataclass(slots=True, kw_only=True)
 class Section:
-    """A titled part of a long answer; chat posts each in the lead message's thread."""
+    """A titled part of a long answer; chat posts each in the lead message's thread. ``key``
+    names the part whatever the language or the wording (``risks``): a scheduled delivery keys
+    the message that carries it by this, so that the message can be found again."""
 
     title: str
     blocks: list[Block] = field(default_factory=list)
+    key: str = ""
 
 
 @dataclass(slots=True, kw_only=True)

@@ -371,3 +371,66 @@ def _m0013_stored_storylines(db: sqlite_utils.Database) -> None:
         ) WITHOUT ROWID
         """
     )
+
+
+@MIGRATIONS(name="0014_delivery_steps")
+def _m0014_delivery_steps(db: sqlite_utils.Database) -> None:
+    """A delivery's messages, rendered once and stored with its claim, one ledger step each.
+
+    ``delivery_steps`` holds, per delivery, every message in the order it is posted (``seq``) under
+    a key named after its section (``lead``, ``risks``, ``risks.2``), the platform payload exactly
+    as it is sent (``body``; the lead's smaller layout in ``fallback``), and how far it got:
+    ``pending`` → ``sending`` (a request may have reached the platform: look before sending again)
+    → ``posted`` (with the platform's message id), or ``dropped`` (the smaller layout replaced
+    it). ``uploads`` lists files uploaded for it (Slack's chart), so a run that dies between upload
+    and post leaves nothing behind that a later run cannot find and delete.
+
+    ``deliveries.state`` gains ``partial``: the lead landed and some replies did not. SQLite cannot
+    change a CHECK constraint in place, so the table is rebuilt with every row kept.
+    """
+    db.execute(
+        """
+        CREATE TABLE deliveries_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            subscription_id INTEGER NOT NULL,
+            period_start TEXT NOT NULL,
+            period_end TEXT NOT NULL,
+            due_at TEXT NOT NULL,
+            state TEXT NOT NULL
+                CHECK (state IN ('claimed', 'posted', 'partial', 'failed', 'unknown', 'skipped')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            lease_owner TEXT,
+            lease_until TEXT,
+            reason TEXT NOT NULL DEFAULT '',
+            message_ids TEXT NOT NULL DEFAULT '[]',
+            permalink TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (subscription_id, period_start)
+        )
+        """
+    )
+    db.execute("INSERT INTO deliveries_new SELECT * FROM deliveries")
+    db.execute("DROP TABLE deliveries")
+    db.execute("ALTER TABLE deliveries_new RENAME TO deliveries")
+    db.execute("CREATE INDEX idx_deliveries_state ON deliveries (state, lease_until)")
+    db.execute(
+        """
+        CREATE TABLE delivery_steps (
+            delivery_id INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            key TEXT NOT NULL,
+            body TEXT NOT NULL,
+            fallback TEXT,
+            state TEXT NOT NULL DEFAULT 'pending'
+                CHECK (state IN ('pending', 'sending', 'posted', 'dropped')),
+            message_id TEXT,
+            uploads TEXT NOT NULL DEFAULT '[]',
+            attempts INTEGER NOT NULL DEFAULT 0,
+            sent_at TEXT,
+            posted_at TEXT,
+            PRIMARY KEY (delivery_id, key),
+            UNIQUE (delivery_id, seq)
+        )
+        """
+    )

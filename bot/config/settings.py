@@ -93,6 +93,16 @@ class Settings(BaseModel):
         description="hours after its due time a missed digest is still posted (then recorded as skipped)",
     )
 
+    prdigest_post_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=300,
+        description=(
+            "seconds a Slack or Discord post waits for its answer; a scheduled post whose answer is "
+            "lost is looked for in the channel only after twice this, before it is sent again"
+        ),
+    )
+
     prdigest_sync_every: float = Field(
         default=60.0,
         ge=0,

@@ -139,12 +139,17 @@ def components_for(settings: Settings, options: ServeOptions = ServeOptions()) -
     return built
 
 
+def _waiting(message: str) -> None:
+    log.warning("%s", message)
+
+
 def context_factory(settings: Settings, db: Path) -> ContextFactory:
     """Builds a Context (own SQLite connection + rule profile) for one worker thread."""
 
     def build() -> Context:
         profile = active_profile(settings)  # `pr` may fetch and store a PR: its writes count title topics
-        store = PRStore(connect(db), title_keys=ProfileTitleKeys(profile))
+        cache = connect(db, lock_timeout=settings.prdigest_lock_timeout, on_wait=_waiting)
+        store = PRStore(cache, title_keys=ProfileTitleKeys(profile))
         return Context(store=store, profile=profile, digests=DigestCache())
 
     return build
@@ -239,6 +244,14 @@ class Host:
             return web.json_response({"ok": False, "error": str(exc)}, status=503)
         state["components"] = {c.name: c.health() for c in self._started}
         state["http"] = self.guard.health()
+        # a component that cannot work (scheduled delivery on a read-only cache) makes the whole
+        # not ok, with its reason; the others keep their own "ok"
+        broken = {
+            n: h.get("reason", "not ok") for n, h in state["components"].items() if h.get("ok") is False
+        }
+        if broken:
+            state["ok"] = False
+            state["problems"] = [f"{name}: {why}" for name, why in broken.items()]
         return web.json_response(state, status=200 if state["ok"] else 503)
 
     async def run(

@@ -522,7 +522,10 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     ]
     (lead_heading, lead), *rest = sections
     blocks: list[Block] = [Heading(text=t(lang, lead_heading), level=2), *lead]
-    parts = [Section(title=t(lang, heading), blocks=body) for heading, body in rest]
+    parts = [
+        Section(title=t(lang, heading), blocks=body, key=heading.removeprefix("digest."))
+        for heading, body in rest
+    ]
     # the JSON form lists every PR: built only when read (the JSON renderer, the chart)
     build = partial(_data, stats, themes, trends, recs, profile, lang)
     return Reply(command="digest", title=title, blocks=blocks, sections=parts, data_factory=build)

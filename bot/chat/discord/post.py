@@ -29,6 +29,7 @@ import aiohttp
 from bot.chat.discord.client import TokenRejected, Unreachable, bot_token, discord, login, make_client
 from bot.chat.discord.render import DiscordMessage, footer_key, render, violations
 from bot.chat.post import PermanentPostError, PostError, PostResult, TransientPostError
+from bot.config.retry_after import retry_after
 from bot.config.settings import ConfigError, Settings
 from commands.locale import t
 from commands.model import Reply
@@ -97,7 +98,9 @@ def explain(exc: BaseException, channel: str, lang: str = "en") -> PostError:
         return PermanentPostError(str(exc), code="401")
     if isinstance(exc, discord.RateLimited):
         return TransientPostError(
-            t(lang, "discord.rate_limited", channel=channel, wait=f"{exc.retry_after:.0f}"), code="429"
+            t(lang, "discord.rate_limited", channel=channel, wait=f"{exc.retry_after:.0f}"),
+            code="429",
+            retry_after=exc.retry_after,
         )
     if isinstance(exc, discord.HTTPException):
         code = exc.code or exc.status
@@ -106,7 +109,11 @@ def explain(exc: BaseException, channel: str, lang: str = "en") -> PostError:
         if exc.status == 401:
             return PermanentPostError(t(lang, "discord.auth"), code="401")
         if exc.status == 429:
-            return TransientPostError(t(lang, "discord.rate_limited", channel=channel, wait="?"), code="429")
+            wait = _retry_after(exc)
+            shown = f"{wait:.0f}" if wait is not None else "?"
+            return TransientPostError(
+                t(lang, "discord.rate_limited", channel=channel, wait=shown), code="429", retry_after=wait
+            )
         text = t(lang, "discord.api_error", code=code, text=str(exc.text)[:200])
         if exc.status >= 500:  # the message may have been stored before the error
             return TransientPostError(text, code=str(code), uncertain=True)
@@ -118,6 +125,19 @@ def explain(exc: BaseException, channel: str, lang: str = "en") -> PostError:
 
 
 _ERRORS = (discord.DiscordException, aiohttp.ClientError, OSError, ConfigError)
+
+
+def _retry_after(exc: discord.HTTPException) -> float | None:
+    """The wait a 429 asked for: its JSON ``retry_after``, else its Retry-After header."""
+    text = exc.text if isinstance(exc.text, str) else ""
+    try:
+        body = json.loads(text) if text.startswith("{") else {}
+        if isinstance(body, dict) and isinstance(body.get("retry_after"), int | float):
+            return max(0.0, float(body["retry_after"]))
+    except ValueError:
+        pass
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    return retry_after(headers.get("Retry-After"))
 
 
 def without_files(message: DiscordMessage) -> DiscordMessage:

@@ -5,8 +5,10 @@ reply in its thread. Used by ``--post slack:CHANNEL`` (through ``bot.chat.post``
 ``public`` answers too long for one message, and by scheduled delivery later.
 
 Retries live in one layer, slack_sdk's own retry handlers on the client: dropped connections are
-retried twice, and a 429 is waited out for exactly its Retry-After — unless Slack asks for longer
-than ``MAX_RETRY_AFTER``, which becomes a ``TransientPostError`` instead of a hung CLI or job.
+retried twice for methods that may be repeated (reads, joins, deletes — never a post, which may
+have been stored before the connection dropped), and a 429 is waited out for exactly its
+Retry-After — unless Slack asks for longer than ``MAX_RETRY_AFTER``, which becomes a
+``TransientPostError`` carrying the wait instead of a hung CLI or job.
 Slack's error codes become one actionable line (``not_in_channel`` → invite the app), in the
 caller's language. Tokens are read from ``SecretStr`` settings at the last moment, never logged.
 
@@ -109,8 +111,47 @@ class BoundedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
         state.increment_current_attempt()
 
 
+# Methods that change nothing, or nothing more when repeated: a dropped connection may be retried
+# for these. chat.postMessage and files.completeUploadExternal are not among them: a connection
+# that drops after Slack stored the message would have the library post it a second time, before
+# anyone could look whether the first one landed.
+IDEMPOTENT_METHODS = frozenset(
+    {
+        "auth.test",
+        "chat.getPermalink",
+        "conversations.history",
+        "conversations.replies",
+        "conversations.info",
+        "conversations.join",
+        "files.delete",
+        "users.info",
+    }
+)
+
+
+def api_method(url: str) -> str:
+    """``https://slack.com/api/chat.postMessage?x=1`` → ``chat.postMessage``."""
+    return url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+
+
+class IdempotentRetryHandler(AsyncConnectionErrorRetryHandler):
+    """slack_sdk's connection-error retry, for ``IDEMPOTENT_METHODS`` only."""
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if api_method(request.url) not in IDEMPOTENT_METHODS:
+            return False
+        return await super()._can_retry_async(state=state, request=request, response=response, error=error)
+
+
 def retry_handlers(sleep: Sleep = asyncio.sleep) -> list[AsyncRetryHandler]:
-    return [AsyncConnectionErrorRetryHandler(max_retry_count=2), BoundedRateLimitRetryHandler(sleep=sleep)]
+    return [IdempotentRetryHandler(max_retry_count=2), BoundedRateLimitRetryHandler(sleep=sleep)]
 
 
 # -- the client -------------------------------------------------------------------------------
@@ -127,12 +168,13 @@ def bot_token(settings: Settings) -> str:
 
 
 def web_client(settings: Settings, *, sleep: Sleep = asyncio.sleep) -> AsyncWebClient:
-    """The Web API client on PRDIGEST_SLACK_API_URL with the retry handlers above."""
+    """The Web API client on PRDIGEST_SLACK_API_URL with the retry handlers above, giving up on an
+    answer after PRDIGEST_POST_TIMEOUT seconds."""
     return AsyncWebClient(
         token=bot_token(settings),
         base_url=settings.prdigest_slack_api_url,
         retry_handlers=retry_handlers(sleep),
-        timeout=30,
+        timeout=settings.prdigest_post_timeout,  # type: ignore[arg-type]  # aiohttp takes a float
     )
 
 
@@ -161,9 +203,13 @@ def explain(exc: Exception, channel: str, lang: str = "en") -> PostError:
         elif code == "is_archived":
             msg = t(lang, "slack.archived", channel=channel)
         elif code == "ratelimited" or status == 429:
-            wait = exc.response.headers.get("Retry-After", "?") if exc.response is not None else "?"
+            header = exc.response.headers.get("Retry-After") if exc.response is not None else None
+            seconds = retry_after(str(header)) if header is not None else None
+            wait = f"{seconds:g}" if seconds is not None else "?"
             return TransientPostError(
-                t(lang, "slack.rate_limited", channel=channel, wait=wait), code="ratelimited"
+                t(lang, "slack.rate_limited", channel=channel, wait=wait),
+                code="ratelimited",
+                retry_after=seconds,
             )
         elif code in _LAYOUT_ERRORS:
             msg = t(lang, "slack.layout", code=code)
