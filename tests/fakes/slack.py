@@ -84,12 +84,15 @@ class Fault:
       the client may have given up: an answer later than its timeout);
     - ``hold``: the call takes effect (``store``, else not), ``reached`` is set and the request
       waits for ``release`` (at most 60 s), then the connection is closed — a test kills the
-      client meanwhile.
+      client meanwhile;
+    - ``answer``: the call takes effect (``store``, else not) and gets ``response`` instead of
+      its own answer (a 500 after Slack stored the message, a permission refused).
     """
 
     kind: str
     store: bool = True
     delay: float = 0.0
+    response: Response | None = None
     reached: threading.Event = field(default_factory=threading.Event)
     release: threading.Event = field(default_factory=threading.Event)
 
@@ -520,12 +523,17 @@ class FakeSlack:
                     headers = {k.lower(): v for k, v in self.headers.items()}
                     method = path.removeprefix("/api/")
                     fault = fake._next_fault(method)
-                    if fault is not None and fault.kind != "late":
+                    if fault is not None and fault.kind in ("drop", "hold"):
                         self._fail(fault, method, body, headers)
                         return
                     if fault is not None:
                         time.sleep(fault.delay)
-                    resp = fake._answer(method, body, headers)
+                    if fault is not None and fault.kind == "answer" and not fault.store:
+                        resp = fault.response or Response(500, {"ok": False, "error": "fatal_error"})
+                    else:
+                        resp = fake._answer(method, body, headers)
+                    if fault is not None and fault.kind == "answer" and fault.store:
+                        resp = fault.response or Response(500, {"ok": False, "error": "fatal_error"})
                     try:
                         self._send(
                             resp.status,

@@ -25,8 +25,10 @@ from typing import Any
 from bot.chat.discord.client import bot_token, discord
 from bot.chat.discord.post import _ERRORS, DiscordPoster, explain, without_files
 from bot.chat.discord.render import DiscordMessage, render
+from bot.chat.post import PermanentPostError
 from bot.chat.steps import Landed, OnUploads, Step, files_from_json, files_json, part_keys, section_keys
 from bot.config.settings import Settings
+from commands.locale import t
 from commands.model import Reply
 
 log = logging.getLogger(__name__)
@@ -141,6 +143,9 @@ class DiscordSteps(DiscordPoster):
             )
         except (*_ERRORS, TimeoutError) as exc:
             failure = explain(exc, channel)
+            if failure.code == "50013" and body.get("thread"):  # name what the thread needs
+                needs = t("en", "discord.needs", permission="Send Messages in Threads", channel=channel)
+                failure = PermanentPostError(needs, code="50013")
             log.warning("discord post to %s failed: %s", channel, failure)
             raise failure from None
         return Landed(str(sent.id))

@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -329,7 +330,7 @@ class SlackPoster:
                     alt_txt=f.description or None,
                 )
                 file_id = (resp.get("file") or {}).get("id")
-            except (SlackClientError, OSError) as exc:
+            except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
                 log.warning("slack upload of %s failed (%s); posting without it", f.name, type(exc).__name__)
                 continue
             if file_id:
@@ -347,7 +348,7 @@ class SlackPoster:
         for file_id in [f for f in self._uploaded if f not in self._shown and f not in self._unsure]:
             try:
                 await self.client.files_delete(file=file_id)
-            except (SlackClientError, OSError) as exc:
+            except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
                 log.warning("could not delete the unused upload %s (%s)", file_id, type(exc).__name__)
                 continue
             deleted.append(file_id)
@@ -368,7 +369,7 @@ class SlackPoster:
                 resp = await self.client.conversations_history(
                     channel=channel, limit=HISTORY_PAGE, include_all_metadata=True, cursor=cursor
                 )
-            except (SlackClientError, OSError) as exc:
+            except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
                 raise explain(exc, channel) from None
             for message in resp.get("messages") or []:
                 meta = message.get("metadata") or {}
@@ -386,7 +387,7 @@ class SlackPoster:
         channel needs an invitation, reported as a PermanentPostError."""
         try:
             await self.client.conversations_join(channel=channel)
-        except (SlackClientError, OSError) as exc:
+        except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
             raise explain(exc, channel) from None
 
     async def post_messages(
@@ -410,7 +411,7 @@ class SlackPoster:
                 if metadata and not done:
                     kwargs["metadata"] = metadata
                 resp = await self.client.chat_postMessage(**kwargs)
-            except (SlackClientError, OSError) as exc:
+            except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
                 failure = explain(exc, channel, lang)
                 failure.uncertain = not _answered(exc)
                 if done:
@@ -429,7 +430,7 @@ class SlackPoster:
             return None
         try:
             resp = await self.client.chat_getPermalink(channel=channel, message_ts=ts)
-        except (SlackClientError, OSError) as exc:
+        except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
             log.info("no permalink for %s/%s: %s", channel, ts, type(exc).__name__)
             return None
         link = resp.get("permalink")

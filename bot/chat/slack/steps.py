@@ -171,7 +171,7 @@ class SlackSteps(SlackPoster):
         kwargs["metadata"] = meta
         try:
             resp = await self.client.chat_postMessage(**kwargs)
-        except (SlackClientError, OSError, TimeoutError) as exc:
+        except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
             failure = explain(exc, channel)
             failure.uncertain = not _answered(exc)
             log.warning("slack post to %s failed: %s", channel, failure)
@@ -244,7 +244,7 @@ class SlackSteps(SlackPoster):
         for file_id in ids:
             try:
                 await self.client.files_delete(file=file_id)
-            except (SlackClientError, OSError, TimeoutError) as exc:
+            except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
                 log.info("could not delete the unused upload %s (%s)", file_id, type(exc).__name__)
 
     # -- looking ---------------------------------------------------------------------------------
@@ -263,7 +263,7 @@ class SlackSteps(SlackPoster):
                     resp = await self.client.conversations_replies(
                         channel=channel, ts=lead, limit=HISTORY_PAGE, include_all_metadata=True, cursor=cursor
                     )
-            except (SlackClientError, OSError, TimeoutError) as exc:
+            except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
                 raise explain(exc, channel) from None
             for message in resp.get("messages") or []:
                 if lead is not None and str(message.get("ts")) == lead:

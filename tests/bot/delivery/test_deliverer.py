@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.chat.steps import StepPoster
+from bot.chat.slack.post import METADATA_EVENT, web_client
 from bot.chat.slack.steps import SlackSteps
-from bot.chat.slack.post import METADATA_EVENT, SlackPoster, web_client
+from bot.chat.steps import StepPoster
 from bot.config.settings import Settings
 from bot.delivery.deliverer import Deliverer, Outcome, digest_words
 from classify.rules import Profile
@@ -124,7 +124,10 @@ def test_a_due_digest_is_posted_once_with_its_delivery_key(
     assert outcome.state == "posted", outcome
     key = delivery_key(sub.id, date(2026, 5, 4))
     [lead] = leads(slack)
-    assert lead["metadata"] == {"event_type": METADATA_EVENT, "event_payload": {"delivery": key, "step": "lead"}}
+    assert lead["metadata"] == {
+        "event_type": METADATA_EVENT,
+        "event_payload": {"delivery": key, "step": "lead"},
+    }
     # the same digest a person gets by typing `/digest 2026-W19` with the subscription's zone
     typed = dispatch(
         Invocation(
