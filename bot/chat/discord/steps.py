@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.chat.discord.client import bot_token, discord
-from bot.chat.discord.post import _ERRORS, DiscordPoster, explain, without_files
+from bot.chat.discord.post import _ERRORS, HISTORY_PAGE, HISTORY_PAGES, DiscordPoster, explain, without_files
 from bot.chat.discord.render import DiscordMessage, render
 from bot.chat.post import PermanentPostError
 from bot.chat.steps import Landed, OnUploads, Step, files_from_json, files_json, part_keys, section_keys
@@ -180,14 +180,14 @@ class DiscordSteps(DiscordPoster):
             client = await self._client()
             me = str(client.user.id)
             before: int | None = None
-            for _ in range(5):
+            for _ in range(HISTORY_PAGES):
                 page = await asyncio.wait_for(
-                    client.http.logs_from(int(where), 100, before=before), self.timeout
+                    client.http.logs_from(int(where), HISTORY_PAGE, before=before), self.timeout
                 )
                 for message in page:  # our own messages only: another bot could copy a URL
                     if str((message.get("author") or {}).get("id")) == me and key_of(message) == wanted:
                         return Landed(str(message["id"]))
-                if len(page) < 100:
+                if len(page) < HISTORY_PAGE:
                     return None
                 before = int(page[-1]["id"])
         except discord.NotFound:

@@ -358,30 +358,6 @@ class SlackPoster:
         self._reuse = {k: v for k, v in self._reuse.items() if v not in deleted}
         return deleted
 
-    async def find_delivery(self, channel: str, key: str) -> PostResult | None:
-        """The lead message an earlier attempt posted with delivery ``key``, from the channel's
-        recent history (needs channels:history / groups:history and the app in the channel);
-        ``None`` when it is not there. Raises ``PostError`` when the history cannot be read —
-        then nobody can tell, and the caller must not post again blindly."""
-        cursor: str | None = None
-        for _ in range(HISTORY_PAGES):
-            try:
-                resp = await self.client.conversations_history(
-                    channel=channel, limit=HISTORY_PAGE, include_all_metadata=True, cursor=cursor
-                )
-            except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
-                raise explain(exc, channel) from None
-            for message in resp.get("messages") or []:
-                meta = message.get("metadata") or {}
-                payload = meta.get("event_payload") or {}
-                if meta.get("event_type") == METADATA_EVENT and payload.get("delivery") == key:
-                    ts = str(message["ts"])
-                    return PostResult("slack", channel, (ts,), await self._link(channel, ts))
-            cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
-            if not resp.get("has_more") or not cursor:
-                return None
-        return None
-
     async def join(self, channel: str) -> None:
         """Join a public channel (channels:join), so that history and posting work; a private
         channel needs an invitation, reported as a PermanentPostError."""
