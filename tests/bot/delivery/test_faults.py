@@ -28,7 +28,7 @@ from storage.db import connect
 from storage.deliveries import DeliveryStore
 from storage.delivery_steps import StepStore
 from tests.bot.delivery.test_deliverer import CHANNEL, DUE, subscribe
-from tests.fakes.discord import CHANNEL_ID, TOKEN, FakeDiscord, discord_error, server_error
+from tests.fakes.discord import CHANNEL_ID, TOKEN, FakeDiscord, discord_error, rate_limited, server_error
 from tests.fakes.discord import Fault as DiscordFault
 from tests.fakes.slack import BOT_TOKEN, FakeSlack, Fault, Response
 
@@ -253,4 +253,17 @@ def test_discord_a_403_on_a_reply_is_partial_naming_the_permission_and_retry_res
     DeliveryStore(connect(demo_db)).retry(1, now=DUE + timedelta(hours=2))
     again = deliver(demo_db, profile, on_discord(discord_fake), minutes=120)
     assert again.state == "posted", again
+    discord_whole(discord_fake, demo_db)
+
+
+def test_discord_a_429_longer_than_a_run_waits_names_the_wait_and_is_not_retried_before_it(
+    demo_db: Path, profile: Profile, discord_fake: FakeDiscord
+) -> None:
+    subscribe(demo_db, platform="discord", channel=CHANNEL_ID)
+    discord_fake.script(MESSAGES, rate_limited(1200))
+    first = deliver(demo_db, profile, on_discord(discord_fake))
+    assert first.state == "retrying" and "1200" in first.reason and "?" not in first.reason, first
+    assert len(discord_fake.calls_to(MESSAGES)) == 1
+    assert deliver(demo_db, profile, on_discord(discord_fake), minutes=16).state == "retrying"
+    assert deliver(demo_db, profile, on_discord(discord_fake), minutes=21).state == "posted"
     discord_whole(discord_fake, demo_db)
