@@ -40,9 +40,11 @@ def step_url(repo: str, delivery: str, step: str) -> str:
     return f"https://github.com/{repo}{MARK}{delivery}/{step}"
 
 
-def step_nonce(delivery: str, step: str) -> str:
-    """A nonce of 25 characters (Discord's limit) for one step of one delivery."""
-    return "pd" + hashlib.blake2b(f"{delivery}/{step}".encode(), digest_size=16).hexdigest()[:23]
+def step_nonce(channel: str, delivery: str, step: str) -> str:
+    """A nonce of 25 characters (Discord's limit) for one step of one delivery to one channel (the
+    channel too: Discord returns an earlier message of the same author with the same nonce, and
+    another cache's subscription #1 posting the same week elsewhere must not get ours)."""
+    return "pd" + hashlib.blake2b(f"{channel}/{delivery}/{step}".encode(), digest_size=16).hexdigest()[:23]
 
 
 def key_of(message: dict[str, Any]) -> str | None:
@@ -139,7 +141,7 @@ class DiscordSteps(DiscordPoster):
             if body.get("thread") and lead is not None:
                 dest = await self._thread(target, lead, str(body.get("title") or ""))
             sent = await asyncio.wait_for(
-                self._send(dest, message, step_nonce(delivery, step.key)), self.timeout
+                self._send(dest, message, step_nonce(channel, delivery, step.key)), self.timeout
             )
         except (*_ERRORS, TimeoutError) as exc:
             failure = explain(exc, channel)
