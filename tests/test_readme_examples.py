@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot.test_cli import EXE, cli
+from tests.bot.cli.test_cli import EXE, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
