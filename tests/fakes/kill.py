@@ -58,9 +58,12 @@ class Trial:
     @property
     def accounted(self) -> bool:
         """Whole, or a ledger row that says what is missing."""
-        return (self.whole and self.state == "posted") or (
-            self.state in ("partial", "failed") and bool(self.reason) and self.leads <= 1
-        )
+        if self.whole and self.state == "posted":
+            return True
+        landed = len(set(self.replies)) == len(self.replies) and set(self.replies) <= set(self.stored[1:])
+        partial = self.state == "partial" and self.leads == 1 and landed  # what landed is once
+        failed = self.state in ("failed", "unknown") and self.leads == 0
+        return bool(self.reason) and (partial or failed)
 
 
 def _env(platform: str, fake: Any) -> dict[str, str]:
