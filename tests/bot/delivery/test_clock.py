@@ -99,7 +99,7 @@ class Served:
         self._thread.join(15)
         assert not self._thread.is_alive()
 
-    def wait_runs(self, n: int, timeout: float = 20.0) -> None:
+    def wait_runs(self, n: int, timeout: float = 90.0) -> None:  # builds take seconds on a loaded machine
         deadline = time.monotonic() + timeout
         while self.scheduler.runs < n and time.monotonic() < deadline:
             time.sleep(0.02)
