@@ -297,8 +297,11 @@ def classify(
             if lines is not None:
                 path_hits.append((-lines, i, rule.name))
         path_hits.sort()
-        for _, _, name in path_hits:
-            _add(modules, name)
+        # a file touched in passing does not make a module (when the profile says how much counts)
+        least = profile.min_path_share * files.total if path_hits and profile.min_path_share else 0
+        for rank, (neg_lines, _, name) in enumerate(path_hits):
+            if rank == 0 or -neg_lines >= least:
+                _add(modules, name)
     if not modules:
         modules.append(profile.catch_all_module)
 
