@@ -10,7 +10,7 @@ reverts of recent PRs, and filler drawn from ``bench.catalog`` with area weights
 from week to week (so module trends move) and a size distribution where most PRs are small
 and a few are huge.
 
-Run ``python -m bench.generate --demo`` to rewrite ``bot/demo/vllm-demo.jsonl.gz``.
+Run ``python -m bench.generate --demo`` to rewrite ``bot/ingest/demo/vllm-demo.jsonl.gz``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ DEMO_PER_WEEK = (170, 230)
 DEMO_SEED = 20260510
 DEMO_FIRST_NUMBER = 38_501
 DEMO_REPO = "vllm-project/vllm"
-DEMO_PATH = Path(__file__).resolve().parent.parent / "bot" / "demo" / "vllm-demo.jsonl.gz"
+DEMO_PATH = Path(__file__).resolve().parent.parent / "bot" / "ingest" / "demo" / "vllm-demo.jsonl.gz"
 
 WEEK = timedelta(days=7)
 _DAY_WEIGHTS = (11, 12, 12, 12, 10, 4, 3)  # Mon..Sun: merges slow down at the weekend

@@ -5,9 +5,9 @@ first-parent line (70% squash merges "Title (#N)", 30% merge commits "Merge pull
 …" with a side branch), a few hundred direct commits, renames, deletions and binary files, in a tree
 of ~2,500 source files of 100–400 lines — then times
 
-  1. the git walk alone (``bot.gitlog.iter_merged_prs``: one ``git log`` process, parsed as it streams);
+  1. the git walk alone (``bot.ingest.gitlog.iter_merged_prs``: one ``git log`` process, parsed as it streams);
   2. side by side, ``--runs`` times: the bare ``git log --first-parent -m --raw --numstat -z`` an
-     import runs (output discarded: the floor), then the whole import (``bot.sync.sync_git``: walk +
+     import runs (output discarded: the floor), then the whole import (``bot.ingest.sync.sync_git``: walk +
      classification with the vllm profile + SQLite upserts in batches of 500) into a fresh cache file;
      the ratio of the two is issue 14's figure.
 
@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.gitlog import GitLogStats, git_command, head_commit, iter_merged_prs, log_args  # noqa: E402
-from bot.sync import classifier_for, sync_git  # noqa: E402
+from bot.ingest.gitlog import GitLogStats, git_command, head_commit, iter_merged_prs, log_args  # noqa: E402
+from bot.ingest.sync import classifier_for, sync_git  # noqa: E402
 from classify.rules import load_profile  # noqa: E402
 from storage.db import connect  # noqa: E402
 from storage.prs import PRStore  # noqa: E402

@@ -37,7 +37,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.ingest import import_file
+from bot.ingest.load import import_file
 from classify.rules import Profile, load_profile
 from commands.common import ranked_numbers
 from commands.period import Period

@@ -72,8 +72,8 @@ def status_mb() -> dict[str, float]:
 
 
 def serve(db: Path, commands: int, seed: int, fill: bool = False) -> dict[str, Any]:
-    from bot.runner import CommandRunner
-    from bot.runtime import settle_heap
+    from bot.config.runtime import settle_heap
+    from bot.host.runner import CommandRunner
     from classify.rules import load_profile
     from commands.model import Invocation
     from commands.registry import Context, load_all
@@ -83,7 +83,7 @@ def serve(db: Path, commands: int, seed: int, fill: bool = False) -> dict[str, A
 
     profile = load_profile()
 
-    def factory() -> Context:  # bot.serve.context_factory, with the bundled profile
+    def factory() -> Context:  # bot.host.serve.context_factory, with the bundled profile
         return Context(store=PRStore(connect(db)), profile=profile)
 
     load_all()
@@ -125,7 +125,7 @@ def serve(db: Path, commands: int, seed: int, fill: bool = False) -> dict[str, A
     filler = None
     filled: list[int] = []
     if fill:
-        # what `prdigest serve`'s storyline fill does after start (bot.storyline_fill), unpaced: a
+        # what `prdigest serve`'s storyline fill does after start (bot.host.storyline_fill), unpaced: a
         # thread with its own connection finding the closed weeks' storylines the cache lacks,
         # while the commands are answered
         def fill_all() -> None:
@@ -178,7 +178,7 @@ def write_history(path: Path, prs: int) -> None:
 
 def _child_import(records: Path, db: Path) -> None:
     """Run in a child: ``prdigest import``'s own code path, with the heap sampled meanwhile."""
-    from bot.ingest import import_file
+    from bot.ingest.load import import_file
     from classify.rules import load_profile
     from storage.db import close, connect
     from storage.prs import PRStore

@@ -15,7 +15,7 @@
    for a while), then time the full in-process path for each command: ``Invocation`` →
    ``commands.registry.dispatch`` → ``Reply`` → ``commands.render_text.render_text``, warm,
    ``--repeat`` runs each; print p50/p99.
-   The process is set up as ``prdigest serve`` sets itself up (``bot.runtime.settle_heap``; the
+   The process is set up as ``prdigest serve`` sets itself up (``bot.config.runtime.settle_heap``; the
    closed-period ``DigestCache`` of a worker thread); ``--no-settle`` times CPython's default
    collector instead. Digests of random past weeks are timed twice: as the server answers them
    (through its digest cache, which holds the last 8, before the fill reached them) and without any cache ("no cache": every
@@ -59,8 +59,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.generate import DEMO_END, DEMO_REPO, generate_history
-from bot.ingest import reclassify
-from bot.runtime import settle_heap
+from bot.config.runtime import settle_heap
+from bot.ingest.load import reclassify
 from classify.engine import classify
 from classify.records import parse_pr
 from classify.rules import PROFILES_DIR, Profile, load_profile

@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot.demo import DEMO_LATEST_WEEK, DEMO_REPO, demo_data_path  # noqa: E402
+from bot.ingest.demo import DEMO_LATEST_WEEK, DEMO_REPO, demo_data_path  # noqa: E402
 from tests.fakes.slack import BOT_TOKEN, SIGNING_SECRET, FakeSlack, signed_headers, slash_body  # noqa: E402
 from tests.fakes.sockets import close_all, slow_headers  # noqa: E402
 

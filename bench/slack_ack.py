@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bot.config import Settings  # noqa: E402
-from bot.demo import DEMO_LATEST_WEEK, DEMO_REPO, demo_data_path  # noqa: E402
-from bot.ingest import import_file  # noqa: E402
+from bot.config.settings import Settings  # noqa: E402
+from bot.ingest.demo import DEMO_LATEST_WEEK, DEMO_REPO, demo_data_path  # noqa: E402
+from bot.ingest.load import import_file  # noqa: E402
 from classify.rules import load_profile  # noqa: E402
 from storage.db import connect  # noqa: E402
 from storage.prs import PRStore  # noqa: E402

@@ -1,7 +1,7 @@
 """Benchmark: how many GraphQL requests a sync costs, counted by the loopback fake GitHub.
 
 Issue 3's bound: a week of N merged PRs costs at most ⌈N/100⌉ + (PRs with more than 100 files) + 1
-requests. Each scenario runs the real client and ``bot.sync.sync_api`` against the fake (which
+requests. Each scenario runs the real client and ``bot.ingest.sync.sync_api`` against the fake (which
 executes every query against GitHub's schema) and prints the requests used next to the bound.
 Needs ../shared/github/schema.graphql (or PRDIGEST_GITHUB_SCHEMA).
 
@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.github import GitHubClient  # noqa: E402
-from bot.sync import classifier_for, sync_api  # noqa: E402
+from bot.ingest.github import GitHubClient  # noqa: E402
+from bot.ingest.sync import classifier_for, sync_api  # noqa: E402
 from classify.rules import load_profile  # noqa: E402
 from storage.db import connect  # noqa: E402
 from storage.prs import PRStore  # noqa: E402

@@ -14,7 +14,7 @@ lookups for the file paths seen before — and vLLM's paths repeat a lot.
 This module holds the compiled ``Profile`` and what names a profile file; the TOML schema (pydantic
 models), its error messages and the compiler are in ``classify.profile_schema``, imported when a
 profile is actually compiled. A one-shot read (``prdigest pr N``) gets its profile from the cache
-(``bot.profile_cache``) and never builds the schema's classes (issue 14, point 1).
+(``bot.config.profile_cache``) and never builds the schema's classes (issue 14, point 1).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The delivery ledger: one row per (subscription, period start), the claim that makes posting
 happen exactly once.
 
-Protocol (``bot.delivery`` follows it):
+Protocol (``bot.delivery.deliverer`` follows it):
 
 1. ``claim`` inserts the row as ``claimed`` with a lease (owner and expiry) under ``BEGIN
    IMMEDIATE``. Only one process can insert it; every other caller gets ``None``. A claim whose

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from bot.demo import demo_data_path
-from bot.ingest import import_file
+from bot.ingest.demo import demo_data_path
+from bot.ingest.load import import_file
 from classify.rules import Profile, load_profile
 from commands.model import Invocation, Reply
 from commands.registry import Context, dispatch
@@ -29,7 +29,7 @@ settings.load_profile("prdigest")
 _HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="prdigest-hypothesis-")
 set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 atexit.register(shutil.rmtree, _HYPOTHESIS_HOME, ignore_errors=True)
-# The compiled profile and the remembered schema shape (bot.profile_cache, storage.reader) go to
+# The compiled profile and the remembered schema shape (bot.config.profile_cache, storage.reader) go to
 # a temporary cache directory, inherited by every prdigest a test starts: not the user's ~/.cache.
 _CACHE_HOME = tempfile.mkdtemp(prefix="prdigest-xdg-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE_HOME

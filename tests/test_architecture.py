@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.config import ALIASES, Settings
+from bot.config.settings import ALIASES, Settings
 from commands.registry import REGISTRY, load_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,8 +106,8 @@ def test_every_front_end_is_a_component_with_documented_settings() -> None:
     it on are real settings, in .env.example and the README."""
     import importlib
 
-    from bot.config import ConfigError
-    from bot.serve import FRONT_ENDS, components_for
+    from bot.config.settings import ConfigError
+    from bot.host.serve import FRONT_ENDS, components_for
 
     readme = (ROOT / "README.md").read_text()
     env_names = _env_example_names()

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot.test_cli import EXE, cli
+from tests.bot.cli.test_cli import EXE, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

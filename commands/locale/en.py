@@ -11,7 +11,7 @@ STRINGS: dict[str, str] = {
     "tag.key": "key",
     "count.merged": "merged",
     "count.key": "key PRs",
-    # the digest's chart (bot/chart.py)
+    # the digest's chart (bot/delivery/chart.py)
     "chart.title": "{repo} · {period}: {merged} PRs merged",
     "chart.modules": "PRs per module",
     "chart.now": "this period",

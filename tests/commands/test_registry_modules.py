@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from bot.cli import CLI_COMMANDS
+from bot.cli.main import CLI_COMMANDS
 from commands.registry import COMMAND_MODULES, REGISTRY, specs
 
 

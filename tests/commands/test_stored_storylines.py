@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.demo import DEMO_REPO
+from bot.ingest.demo import DEMO_REPO
 from classify.engine import classify
 from classify.rules import Profile, load_profile
 from commands.period import Period, week_of
@@ -194,7 +194,7 @@ def test_a_reclassify_that_changes_scores_but_no_tag_finds_them_again(
 ) -> None:
     """Scores are part of what storylines weigh; a reclassify that keeps every tag recounts no
     aggregate, yet the days of the rows it rewrote must still be marked written."""
-    from bot.ingest import reclassify
+    from bot.ingest.load import reclassify
 
     profile = load_profile()
     reader = PRStore(connect(cache))

@@ -55,7 +55,7 @@ How to use it::
 * Clients need ``guild_ready_timeout`` small (discord.py waits that long after the last GUILD_CREATE
   before ``on_ready``; 2 s by default) and must be started with ``start()``, never ``run()``.
 * ``import discord`` warns (``audioop``, deprecated) and this suite makes warnings errors: a test
-  package imports discord once with that warning silenced (see tests/bot/discord/conftest.py).
+  package imports discord once with that warning silenced (see tests/bot/chat/discord/conftest.py).
 """
 
 from __future__ import annotations

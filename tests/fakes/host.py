@@ -1,6 +1,6 @@
 """``prdigest serve``'s host running in a background thread, for tests and benchmarks.
 
-It is the real ``bot.serve.Host`` with the components the settings configure (unpaced posting),
+It is the real ``bot.host.serve.Host`` with the components the settings configure (unpaced posting),
 listening on 127.0.0.1 at a free port, with its own event loop; ``with RunningHost(...)`` starts
 it and stops it gracefully (the same path as SIGTERM).
 """
@@ -11,10 +11,10 @@ import asyncio
 import threading
 from pathlib import Path
 
-from bot.config import Settings
-from bot.http_guard import HttpLimits
-from bot.runner import CommandRunner
-from bot.serve import Host, ServeOptions, build_host
+from bot.config.settings import Settings
+from bot.host.http_guard import HttpLimits
+from bot.host.runner import CommandRunner
+from bot.host.serve import Host, ServeOptions, build_host
 
 
 class RunningHost:

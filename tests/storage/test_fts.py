@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.demo import demo_data_path
-from bot.ingest import import_file
+from bot.ingest.demo import demo_data_path
+from bot.ingest.load import import_file
 from classify.models import Classification, PullRequest
 from classify.rules import Profile
 from storage import fts

@@ -4,7 +4,7 @@
 already has open through SQLite, then closing that descriptor, drops every lock the process holds
 on it; a writer in another process then believed it was the cache's last user when it closed,
 deleted the write-ahead log and reset the shared index under `serve`'s readers, whose next queries
-failed with "database disk image is malformed" (found by tests/bot/slack/test_soak.py).
+failed with "database disk image is malformed" (found by tests/bot/chat/slack/test_soak.py).
 """
 
 from __future__ import annotations

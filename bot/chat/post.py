@@ -1,0 +1,122 @@
+"""Posting a Reply to a channel, the same way for every platform.
+
+The contract is ``Poster``: ``await poster.post(reply, channel) -> PostResult`` (where it landed),
+raising ``TransientPostError`` (rate limited, the platform or the network down: try again later)
+or ``PermanentPostError`` (unknown channel, bot not in it, token revoked: a person must act),
+each with a one-line reason. ``--post PLATFORM:CHANNEL`` on the CLI uses it now; scheduled
+delivery will use it too. Platform modules implement it without importing this module (a
+``typing.Protocol``), and this is the one place that maps a platform name to its poster, importing
+the platform lazily so that the CLI does not load an SDK it does not use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.config.errors import EXIT_FAILED, UserError
+from bot.config.settings import ConfigError, Settings
+from commands.model import Reply
+
+# platform name → module with ``poster(settings) -> Poster`` and ``TARGET_HINT`` (e.g. "slack:C0123456789")
+PLATFORMS: dict[str, str] = {"slack": "bot.chat.slack.post", "discord": "bot.chat.discord.post"}
+
+
+@dataclass(frozen=True)
+class PostResult:
+    """Where a Reply landed: the platform, the channel, the id of every message (lead first) and,
+    when the platform gives one, a link to the lead message."""
+
+    platform: str
+    channel: str
+    ids: tuple[str, ...]
+    permalink: str | None = None
+
+    @property
+    def lead(self) -> str:
+        return self.ids[0]
+
+    @property
+    def replies(self) -> tuple[str, ...]:
+        return self.ids[1:]
+
+
+class PostError(Exception):
+    """Posting failed; ``str(exc)`` is one line saying what happened and what to do.
+
+    ``code`` is the platform's own error code (``not_in_channel``, ``50013``), ``posted`` how many
+    messages of the reply went out before the failure (a retry must not repeat them blindly),
+    ``uncertain`` whether the failed request got no clear answer (the network, a 5xx): the
+    message may have landed all the same.
+    """
+
+    transient = False
+
+    def __init__(
+        self, message: str, *, code: str | None = None, posted: int = 0, uncertain: bool = False
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.posted = posted
+        self.uncertain = uncertain
+
+
+class TransientPostError(PostError):
+    """Worth retrying later: a rate limit longer than we wait, a 5xx, the network."""
+
+    transient = True
+
+
+class PermanentPostError(PostError):
+    """Retrying will not help until someone acts: a bad channel, a missing scope, a revoked token."""
+
+
+class Poster(Protocol):
+    """One platform's way to post (``bot.chat.slack.post.SlackPoster``; Discord's next)."""
+
+    platform: str
+
+    async def post(self, reply: Reply, channel: str) -> PostResult: ...
+
+    async def close(self) -> None: ...
+
+
+def parse_target(target: str) -> tuple[str, str]:
+    """``slack:C0123456789`` → ("slack", "C0123456789"); one line naming the forms otherwise."""
+    platform, _, channel = target.partition(":")
+    platform = platform.strip().lower()
+    channel = channel.strip().removeprefix("#")
+    if platform not in PLATFORMS or not channel:
+        forms = ", ".join(f"{name}:CHANNEL_ID" for name in PLATFORMS)
+        raise UserError(f"--post {target!r}: use {forms}, e.g. slack:C0123456789")
+    return platform, channel
+
+
+def poster_for(platform: str, settings: Settings) -> Poster:
+    """The platform's poster, configured from settings (ConfigError names a missing token)."""
+    module = importlib.import_module(PLATFORMS[platform])
+    poster: Poster = module.poster(settings)
+    return poster
+
+
+async def post_async(reply: Reply, target: str, settings: Settings) -> PostResult:
+    platform, channel = parse_target(target)
+    poster = poster_for(platform, settings)
+    try:
+        return await poster.post(reply, channel)
+    finally:
+        await poster.close()
+
+
+def post_from_cli(reply: Reply, target: str, settings: Settings) -> PostResult:
+    """``--post PLATFORM:CHANNEL``: post and return where it landed; UserError otherwise
+    (exit 2 for configuration, 1 when the platform refused or could not be reached)."""
+    parse_target(target)  # a bad target is a usage error before anything else happens
+    try:
+        return asyncio.run(post_async(reply, target, settings))
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+    except PostError as exc:
+        raise UserError(str(exc), exit_code=EXIT_FAILED) from None
