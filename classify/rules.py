@@ -305,3 +305,10 @@ def profile_from_data(data: Mapping[str, Any], *, source: Path, shown: str | Non
     from classify.profile_schema import profile_from_data as compile_data
 
     return compile_data(data, source=source, shown=shown)
+
+
+def effective_data(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile's data as it is compiled: the tables it leaves out filled from the generic profile."""
+    from classify.profile_schema import _with_generic_defaults
+
+    return _with_generic_defaults(data)

@@ -797,7 +797,8 @@ class PRStore:
         """Every cached PR of ``repo`` in full (files, labels, body, classification), oldest first:
         what learning a profile and judging one read; a digest reads ``merged_between``."""
         cur = self.db.execute(
-            f"SELECT {_PR_COLUMNS}, {_CLS_COLUMNS} FROM prs WHERE repo = ? ORDER BY merged_at, number", (repo,)
+            f"SELECT {_PR_COLUMNS}, {_CLS_COLUMNS} FROM prs WHERE repo = ? ORDER BY merged_at, number",
+            (repo,),
         )
         names = [d[0] for d in cur.description]
         return [_row_to_stored(dict(zip(names, row, strict=True))) for row in cur.fetchall()]
