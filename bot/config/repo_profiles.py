@@ -22,14 +22,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from bot.config.profile_cache import cache_dir, cached_profile
-from classify.rules import Profile, bundled_profiles
+from bot.config.profile_cache import cache_dir
+from bot.config.profile_cache import cached_profile as _load
+from classify.rules import Profile, bundled_profiles, profile_path
 
 MIN_LEARN_PRS = 200
 """PRs of a repository the cache must hold before a profile is learned from them"""
 RELEARN_GROWTH = 0.25
 """a learned profile is learned again once the repository's cached PRs have grown by this share"""
 FALLBACK = "generic"
+
+
+_LOADED: dict[tuple[str, int, int], Profile] = {}
+
+
+def cached_profile(name_or_path: str | Path | None) -> Profile:
+    """``bot.config.profile_cache.cached_profile``, kept in memory per file version: a server
+    chooses profiles question after question."""
+    path, _ = profile_path(name_or_path)
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    hit = _LOADED.get(key)
+    if hit is None:
+        if len(_LOADED) >= 32:
+            _LOADED.pop(next(iter(_LOADED)))
+        hit = _LOADED[key] = _load(name_or_path)
+    return hit
 
 
 class Choosing(Protocol):
@@ -57,6 +75,8 @@ class Choice:
     how: str
     prs: int = 0
     needed: int = MIN_LEARN_PRS
+    stamp: str = ""
+    """when the learned profile was learned (a chosen automatic profile is chosen again when it changes)"""
 
     @property
     def automatic(self) -> bool:
@@ -107,9 +127,23 @@ def choose(settings: Choosing, repo: str | None, db: Any = None) -> Choice:
 
         row = read_learned(db, repo)
         if row is not None:
-            return Choice(cached_profile(learned_file(repo, row.toml)), "learned", row.prs)
+            return Choice(
+                cached_profile(learned_file(repo, row.toml)), "learned", row.prs, stamp=_stamp(db, repo)
+            )
         return Choice(cached_profile(FALLBACK), "too-few", _count(db, repo))
     return Choice(cached_profile(FALLBACK), "too-few")
+
+
+def _stamp(db: Any, repo: str) -> str:
+    """When ``repo``'s profile was last learned ("" when never, or before migration 0014)."""
+    import sqlite3
+
+    conn = getattr(db, "conn", db)
+    try:
+        row = conn.execute("SELECT learned_at FROM learned_profiles WHERE repo = ?", (repo,)).fetchone()
+    except sqlite3.OperationalError:
+        return ""
+    return str(row[0]) if row else ""
 
 
 def _count(db: Any, repo: str) -> int:
@@ -155,7 +189,8 @@ class RepoProfiles:
     def choice(self, repo: str | None) -> Choice:
         key = repo.lower() if repo else None
         hit = self._chosen.get(key)
-        if hit is None:
+        stale = hit is not None and hit.automatic and repo is not None and _stamp(self.db, repo) != hit.stamp
+        if hit is None or stale or (hit.how == "too-few" and self.db is not None):
             hit = self._chosen[key] = choose(self.settings, repo, self.db)
         return hit
 

@@ -136,7 +136,12 @@ def learn_if_due(
 
 
 def after_write(
-    store: PRStore, settings: Choosing, repos: list[str], *, clone: Clone | None = None
+    store: PRStore,
+    settings: Choosing,
+    repos: list[str],
+    *,
+    clone: Clone | None = None,
+    workers: int | None = None,
 ) -> list[str]:
     """After a sync or an import of ``repos``: learn where due (``learn_if_due``), count each
     repository's title topics with its own profile, and say what the user should know."""
@@ -144,7 +149,7 @@ def after_write(
 
     said: list[str] = []
     for repo in repos:
-        done = learn_if_due(store, settings, repo, clone=clone)
+        done = learn_if_due(store, settings, repo, clone=clone, workers=workers)
         if done.outcome not in ("learned", "relearned"):
             store.title_keys = ProfileTitleKeys(choose(settings, repo, store.db).profile)
             store.count_title_topics(repo)
