@@ -101,10 +101,16 @@ def _title_text(title: str) -> str:
     return re.sub(r"^[A-Za-z]+(?:\([^)]*\))?!?:\s*", "", text)
 
 
+_GLUE = frozenset(
+    "a an the of to in on at for and or with by from into as is are be it its this that".split()
+)
+
+
 def is_echo(gist: str, title: str) -> bool:
-    """A gist that repeats its title or merely extends it: nearly all of its words are the title's,
-    or it starts with the title and adds fewer than three words."""
-    g, t = words(gist), words(_title_text(title))
+    """A gist that repeats its title or merely extends it: nearly all of its words (English glue
+    aside) are the title's, or it starts with the title and adds fewer than three words."""
+    g = [w for w in words(gist) if w not in _GLUE]
+    t = [w for w in words(_title_text(title)) if w not in _GLUE]
     if not g or not t:
         return False
     title_words = set(t)
@@ -115,7 +121,13 @@ def is_echo(gist: str, title: str) -> bool:
 
 
 def is_table_row(text: str) -> bool:
-    return bool(_TABLE_ROW.search(text))
+    """Cells between pipes: at least three, most of them a few words ("DFlash | 9 | 2475 → 2904 |
+    +17.33%"), not prose that mentions a type union ("X | Y")."""
+    if not _TABLE_ROW.search(text):
+        return False
+    cells = [c.strip() for c in text.strip().strip("|").split("|")]
+    short = sum(1 for c in cells if len(c.split()) <= 4)
+    return len(cells) >= 3 and short * 3 >= 2 * len(cells)
 
 
 def is_versionless_dependency(evidence: Sequence[str]) -> bool:
@@ -139,11 +151,12 @@ def chore_reason(pr: Any) -> str | None:
         return "bot"
     paths = [f.path for f in pr.files]
     title = pr.title
-    if _TRANSLATION.search(title):
+    if "🌐" in title or (_TRANSLATION.search(title) and paths and all(_DOC_FILE.search(p) for p in paths)):
         return "translation"
     if _TYPO.search(title):
         return "typo"
-    if _OWN_VERSION.search(_title_text(title)) or _OWN_VERSION.search(title):
+    another = re.search(r"\bfrom\s+v?\d[\w.]*\s*(?:->|→|to)\s*v?\d", title)  # a tool's or package's upgrade
+    if not another and (_OWN_VERSION.search(_title_text(title)) or _OWN_VERSION.search(title)):
         return "own version"
     if paths and all(_LOCKFILE.search(p) for p in paths):
         return "lockfile"
@@ -513,7 +526,7 @@ ProfileFor = Callable[[PRStore, str], Profile]
 
 def run(eval_dir: Path, db_path: Path, choice: str, only: Sequence[str] = ()) -> list[RepoFigures]:
     """Import every dev repository (or ``only`` these) with ``choice`` and measure each."""
-    from bot.ingest import import_file
+    from bot.ingest.load import import_file
     from storage.db import connect
 
     files = repo_files(eval_dir)
@@ -551,10 +564,18 @@ def repo_has_kind_sections(notes: Sequence[Mapping[str, Any]]) -> bool:
 
 
 def _auto_import(store: PRStore, prs_path: Path, repo: str) -> Profile:
-    """Import as ``prdigest import`` does with no profile set, and return the profile the repository got."""
-    from bot.auto_profile import import_with_auto_profile
+    """Import as ``prdigest import`` does with no profile set (each repository its own, learned
+    once its history is long enough), and return the profile the repository got."""
+    from bot.config.read_settings import ReadSettings
+    from bot.config.repo_profiles import RepoProfiles, choose
+    from bot.ingest.learn import after_write
+    from bot.ingest.load import import_file
 
-    return import_with_auto_profile(store, prs_path, repo)
+    settings = ReadSettings()
+    result = import_file(store, RepoProfiles(settings, store.db), prs_path)
+    for note in after_write(store, settings, sorted(result.repos)):
+        print(f"learned_profiles: {note}", file=sys.stderr)
+    return choose(settings, repo, store.db).profile
 
 
 def main(argv: Sequence[str] | None = None) -> int:

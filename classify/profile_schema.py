@@ -112,6 +112,9 @@ class DependencySpec(_Section):
     globs: Strs = []
     exclude: Strs = []
     patterns: Strs = []
+    added_patterns: Strs = []
+    removed_patterns: Strs = []
+    lockfiles: Strs = []
     max_evidence: Annotated[int, Field(ge=1, le=100)] = 5
 
 
@@ -548,6 +551,7 @@ def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
     dep = f.dependency
     dep_where: tuple[int | str, ...] = ("flags", "dependency")
     dep_set = b.path_set(dep.globs, (*dep_where, "globs"), dep.exclude, (*dep_where, "exclude"))
+    lock_set = b.path_set(dep.lockfiles, (*dep_where, "lockfiles"))
     large_set = b.path_set(f.large.ignore, ("flags", "large", "ignore"))
 
     compiled = Compiled(
@@ -572,6 +576,9 @@ def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
         breaking_patterns=GatedGroup(_regexes(f.breaking.patterns, ("flags", "breaking", "patterns"))),
         breaking_ignore=GatedGroup(_regexes(f.breaking.ignore, ("flags", "breaking", "ignore"))),
         dependency_patterns=GatedGroup(_regexes(dep.patterns, ("flags", "dependency", "patterns"))),
+        dependency_added=GatedGroup(_regexes(dep.added_patterns, (*dep_where, "added_patterns"))),
+        dependency_removed=GatedGroup(_regexes(dep.removed_patterns, (*dep_where, "removed_patterns"))),
+        lockfile_set=lock_set,
         revert_title=GatedGroup(_regexes(f.revert.title_patterns, ("flags", "revert", "title_patterns"))),
         revert_body=GatedGroup(_regexes(f.revert.body_patterns, ("flags", "revert", "body_patterns"))),
         size_tiers=tuple(sorted((t.lines, t.points) for t in spec.score.size)),

@@ -128,6 +128,9 @@ class Compiled:
     breaking_patterns: GatedGroup
     breaking_ignore: GatedGroup
     dependency_patterns: GatedGroup
+    dependency_added: GatedGroup
+    dependency_removed: GatedGroup
+    lockfile_set: int | None
     revert_title: GatedGroup
     revert_body: GatedGroup
     size_tiers: tuple[tuple[int, float], ...]

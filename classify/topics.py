@@ -155,7 +155,6 @@ _VERSION_TERM = re.compile(
     r"v\d+(?:\.(?:\d+|x))*(?:(?:a|b|rc|alpha|beta|dev|post|pre)\d*)?|\d+(?:\.(?:\d+|x))+(?:(?:a|b|rc|alpha|beta|dev|post|pre)\d*)?",
     re.I,
 )
-_VERSION_IN = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?(?![\w.])", re.I)
 _PR_REF = re.compile(r"#\d+")
 
 
@@ -170,8 +169,9 @@ def release_mechanics(
     term: str, titles: list[str] | tuple[str, ...], branches: frozenset[str] | set[str] = frozenset()
 ) -> bool:
     """Whether a title tag says where a change goes rather than what it is about: a version, the
-    name of a branch PRs merge into (``branches``, normalised), or a tag whose titles mostly name a
-    version or another PR (backports and cherry-picks carry the original's number)."""
+    name of a branch PRs merge into (``branches``, normalised), or a tag whose titles mostly carry
+    another PR's number (backports and cherry-picks cite the original) or a version as a tag of
+    their own ("[2.13] …"; a version inside a name, "Llama 3.1", is the name's)."""
     if is_version(term):
         return True
     if term.lower().replace(" ", "").replace("_", "").replace("-", "").replace(".", "") in branches:
@@ -180,6 +180,6 @@ def release_mechanics(
         return False
     marked = 0
     for title in titles:  # the whole title: a cherry-pick's "(#12)" is the original PR's number
-        if _VERSION_IN.search(title) or _PR_REF.search(title):
+        if _PR_REF.search(title) or any(is_version(tag) for tag in parse_title(title).tags):
             marked += 1
     return marked >= 0.5 * len(titles)
