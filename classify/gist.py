@@ -57,7 +57,7 @@ _SKIPPED = (
     "eval",
 )
 _SECTION_NAME_DROP = str.maketrans("", "", " _-.:;!?()[]/&*`'\"#")
-_REF = r"(?:(?:[\w.-]+/[\w.-]+)?#(?:\d+|x+)|https?://\S+|@[\w-]+)"
+_REF = r"(?:(?:[\w.-]+/[\w.-]+)?#(?:\d+|x+)|https?://\S+|@[\w-]+|(?-i:[A-Z][A-Z0-9]{1,9})-\d+)"  # tracker keys too: WB-123
 _NOISE_LINE = re.compile(
     r"\s*(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?:\s+(?:to|issues?|prs?))?|part\s+of|"
     r"follow[- ]?up(?:\s+(?:to|of|on))?|refs?|see(?:\s+also)?|cc|/cc|depends\s+on|requires|supersedes)"
