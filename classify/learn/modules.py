@@ -218,6 +218,7 @@ def split_role(role_lines: Sequence[Sequence[tuple[str, int]]], total: int, min_
 # -- names -------------------------------------------------------------------------------------------
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9+]*")
+_NOT_PROSE = re.compile(r"```.*?```|`[^`]*`|\S*[/_=<>{}\[\]\\]\S*|\S+[.:]\w\S*", re.S)
 _SPLIT_NAME = re.compile(r"[-_./\s]+")
 
 
@@ -229,7 +230,9 @@ def casing_table(titles: Sequence[str], bodies: Sequence[str] = ()) -> dict[str,
 
     forms: dict[str, Counter[str]] = {}
     for text in [*(parse_title(t).text for t in titles), *bodies]:
-        for w in _WORD.findall(text):
+        # words as written in prose: not code spans, paths, URLs or identifiers ("wandb/sdk/lib")
+        prose = _NOT_PROSE.sub(" ", text)
+        for w in _WORD.findall(prose):
             forms.setdefault(w.lower(), Counter())[w] += 1
     out = {}
     for key, counter in forms.items():
