@@ -96,7 +96,7 @@ def learn(history: History) -> Learned:
         en, zh = label(p, naming.get(p.key), casing, history.repo)
         modules.append(Module(ids[p.key], p, spec_for(p, roles, tree, en, zh)))
     unique_labels(modules)
-    route_tags(modules, naming)
+    route_tags(modules, naming, sizes)
     modules.sort(key=lambda m: (m.place.role is not None, -sizes[m.place.key], m.id))
     learned = Learned(data=_profile_data(history, prs, modules, roles, marks))
     explain(learned, history, prs, marks, naming, members, modules, tree)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from classify.learn.modules import Cut, Naming, reader_name
+from classify.learn.modules import NAME_RECALL, Cut, Naming, reader_name
 from classify.learn.paths import LANGUAGE_NAMES, ROLES, PathRoles, is_language
 from classify.titles import norm
 
@@ -205,14 +205,18 @@ def unique_labels(modules: Sequence[Module]) -> None:
                 m.spec["en"] = m.spec["zh"] = f"{m.spec['en']} ({m.place.cut.path})"
 
 
-def route_tags(modules: Sequence[Module], naming: Mapping[str, Naming]) -> None:
-    """Each module's tags and labels: the team's marks that are mostly its PRs'."""
+def route_tags(modules: Sequence[Module], naming: Mapping[str, Naming], sizes: Mapping[str, int]) -> None:
+    """Each module's tags and labels: the team's marks that are mostly its PRs' *and* on at least
+    ``NAME_RECALL`` of them — its name, in the team's words. A mark on a few of its PRs ([mt] in
+    the tree code, [dask] in the Python package) is a story inside it, left to the storylines."""
     for m in modules:
         found = naming.get(m.place.key)
         if found is None:
             continue
-        tags = [t.written for t, _ in found.tags if t.source in ("tag", "scope")]
-        labels = [t.written for t, _ in found.tags if t.source == "label"]
+        least = NAME_RECALL * sizes.get(m.place.key, 0)
+        named = [t for t, hit in found.tags if hit >= least]
+        tags = [t.written for t in named if t.source in ("tag", "scope")]
+        labels = [t.written for t in named if t.source == "label"]
         if tags:
             m.spec["tags"] = tags
         if labels:
