@@ -23,7 +23,7 @@ from classify.matchers import Gated
 from classify.models import Classification, FileChange, Flag, FlagKind, PullRequest, ScorePart
 from classify.rules import Compiled, Profile, RuleMatchers
 from classify.text import clean_body, highlights, shorten
-from classify.titles import norm, parse_title, split_tag
+from classify.titles import ParsedTitle, norm, parse_title, split_tag
 
 MAX_EVIDENCE_WORDS = 5
 # Descriptions beyond this many characters are pasted logs and benchmark dumps: not read further.
@@ -188,6 +188,27 @@ def _merge_package(
         return
     old, new = packages[key]
     packages[key] = (old or version[0], new or version[1])
+
+
+def _dependency_evidence(
+    c: Compiled, title: str, title_low: str, cleaned: str, cleaned_low: str, files: _Files
+) -> list[str]:
+    """What a PR changes in its dependencies: a version that changes (named, old → new), a package
+    added or removed, or lockfiles refreshed — never a manifest that changed without saying what
+    (that says nothing a reader can act on). Empty: no dependency flag."""
+    dep_files = files.matching(c.dependency_set)
+    packages = _packages(c, title, title_low)
+    if not packages and not dep_files:
+        return []
+    # the description often says what the title leaves out ("from 0.1.29 to 0.2.0")
+    for name, version in _packages(c, cleaned[:MAX_BODY_CHARS], cleaned_low[:MAX_BODY_CHARS]).items():
+        if name.lower() in {n.lower() for n in packages} or not packages:
+            _merge_package(packages, name, version)
+    dep_ev = [_package_text(n, v) for n, v in packages.items()]
+    if dep_files:
+        dep_ev += [e for e in _added_or_removed(c, title, title_low) if e not in dep_ev]
+        dep_ev = dep_ev or _refreshed(dep_files, files, c)
+    return dep_ev
 
 
 def _added_or_removed(c: Compiled, title: str, low: str) -> list[str]:
@@ -387,21 +408,9 @@ def classify(
             flags.append(_flag("breaking", ordered[:MAX_EVIDENCE_WORDS]))
 
     if fl.dependency.enabled:
-        dep_files = files.matching(c.dependency_set)
-        packages = _packages(c, title, title_low)
-        if packages or dep_files:
-            # the description often says what the title leaves out ("from 0.1.29 to 0.2.0")
-            for name, version in _packages(c, cleaned[:MAX_BODY_CHARS], cleaned_low[:MAX_BODY_CHARS]).items():
-                if name.lower() in {n.lower() for n in packages} or not packages:
-                    _merge_package(packages, name, version)
-            # a version that changes, a package added or removed, or a lockfile refreshed: never a
-            # manifest that changed without naming what (that says nothing a reader can act on)
-            dep_ev = [_package_text(n, v) for n, v in packages.items()]
-            if dep_files:
-                dep_ev += [e for e in _added_or_removed(c, title, title_low) if e not in dep_ev]
-                dep_ev = dep_ev or _refreshed(dep_files, files, c)
-            if dep_ev:
-                flags.append(_flag("dependency", dep_ev[: fl.dependency.max_evidence]))
+        dep_ev = _dependency_evidence(c, title, title_low, cleaned, cleaned_low, files)
+        if dep_ev:
+            flags.append(_flag("dependency", dep_ev[: fl.dependency.max_evidence]))
 
     adds, dels = pr.additions, pr.deletions
     if adds + dels == 0 and files.total:
@@ -446,14 +455,7 @@ def classify(
     )
     breakdown = _score(profile, flags, signals, pr.labels, label_keys)
     score = round(sum(p.points for p in breakdown), 2)
-    never = _never_key(profile, pr, parsed.tags, parsed.after_tags or title, kind, files, flags)
-    if never is not None and score > profile.key_min_score - 1:
-        # below the profile's minimum whatever else it earned: the part says why
-        points = round(profile.key_min_score - 1 - score, 2)
-        breakdown.append(
-            ScorePart(reason=f"never key: {never}", points=points, rule="never-key", detail=never)
-        )
-        score = round(score + points, 2)
+    score = _never_key_part(profile, pr, parsed, title, kind, files, flags, breakdown, score)
 
     return Classification(
         modules=modules,
@@ -480,6 +482,27 @@ _OWN_VERSION = re.compile(
     re.I,
 )
 _RELEASE_MARKS = frozenset({"🔖", ":bookmark:"})
+
+
+def _never_key_part(
+    profile: Profile,
+    pr: PullRequest,
+    parsed: ParsedTitle,
+    title: str,
+    kind: str,
+    files: _Files,
+    flags: list[Flag],
+    breakdown: list[ScorePart],
+    score: float,
+) -> float:
+    """The score once a chore the profile never makes key is held below its minimum, whatever
+    else it earned; the part added to ``breakdown`` says why."""
+    never = _never_key(profile, pr, parsed.tags, parsed.after_tags or title, kind, files, flags)
+    if never is None or score <= profile.key_min_score - 1:
+        return score
+    points = round(profile.key_min_score - 1 - score, 2)
+    breakdown.append(ScorePart(reason=f"never key: {never}", points=points, rule="never-key", detail=never))
+    return round(score + points, 2)
 
 
 def _never_key(

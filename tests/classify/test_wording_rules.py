@@ -40,17 +40,21 @@ NEW: We're using a new changelog format that's more useful for users.
     ("title", "body"),
     [
         # the repeated title: fastapi's dependabot bodies, an echo under vLLM's template
-        ("⬆ Bump mkdocstrings[python] from 0.25.1 to 0.26.1",
-         "Bumps [mkdocstrings[python]](https://github.com/mkdocstrings/mkdocstrings) from 0.25.1 to 0.26.1."),
-        ("Support FP8 KV cache in FlashInfer",
-         vllm_body("Adds FP8 KV cache support to FlashInfer.")),
+        (
+            "⬆ Bump mkdocstrings[python] from 0.25.1 to 0.26.1",
+            "Bumps [mkdocstrings[python]](https://github.com/mkdocstrings/mkdocstrings) from 0.25.1 to 0.26.1.",
+        ),
+        ("Support FP8 KV cache in FlashInfer", vllm_body("Adds FP8 KV cache support to FlashInfer.")),
         ("🌐 Update translations for ru (update-outdated)", "Update all"),
         ("Add `polymorphic_serialization` option", "Add polymorphic_serialization option."),
         # only template, a checklist, N/A, a link list, a table, code
         ("chore(sdk): add fixtures", WANDB_TEMPLATE.format(what="N/A")),
         ("Fix the build", "- [x] I ran the tests\n- [ ] I updated the docs\n"),
         ("Refs", "- [design doc](https://example.com/doc)\n- [issue](https://example.com/i/1)\n"),
-        ("Speed up decode", "| Method | Steps | Throughput (tok/s) |\n|---|---|---|\n| DFlash | 9 | 2475 → 2904 |\n"),
+        (
+            "Speed up decode",
+            "| Method | Steps | Throughput (tok/s) |\n|---|---|---|\n| DFlash | 9 | 2475 → 2904 |\n",
+        ),
         ("Speed up decode", "DFlash | 9 | 2475 → 2904 | +17.33% | 2649 → 3213 | +21.29%\n"),
         ("Add a flag", "```bash\npython -m app --flag\n```\n"),
         ("Add a flag", "    python -m app --flag\n    echo done\n"),
@@ -74,8 +78,12 @@ def test_a_gist_is_the_first_prose_that_adds_to_the_title() -> None:
     vllm = vllm_body("Removes the Tree Attention backend and the tree-drafting branch of the EAGLE proposer.")
     kept = gist(vllm, "Remove the Tree Attention backend")  # extends the title by four things: kept
     assert kept == "Removes the Tree Attention backend and the tree-drafting branch of the EAGLE proposer."
-    same = "Fixes WB-123.\n\nAdds `--verbose` (short `-v`) which turns off truncation when printing the paths."
-    assert gist(same, "feat: add --verbose option to wandb beta sync").startswith("Adds --verbose (short -v) which turns")
+    same = (
+        "Fixes WB-123.\n\nAdds `--verbose` (short `-v`) which turns off truncation when printing the paths."
+    )
+    assert gist(same, "feat: add --verbose option to wandb beta sync").startswith(
+        "Adds --verbose (short -v) which turns"
+    )
 
 
 def test_echoes_are_judged_on_content_words() -> None:
@@ -104,9 +112,13 @@ def flags(cls: Classification) -> dict[str, list[str]]:
 
 
 def test_a_dependency_flag_names_what_changed_never_just_a_file(generic: Profile) -> None:
-    assert "dependency" not in flags(classify(pr("Tidy the project", ["pyproject.toml", "setup.py"]), generic))
+    assert "dependency" not in flags(
+        classify(pr("Tidy the project", ["pyproject.toml", "setup.py"]), generic)
+    )
     assert flags(classify(pr("Refresh", ["uv.lock"]), generic))["dependency"] == ["uv.lock refreshed"]
-    assert flags(classify(pr("➕ Add orjson", ["requirements.txt"]), generic))["dependency"] == ["orjson added"]
+    assert flags(classify(pr("➕ Add orjson", ["requirements.txt"]), generic))["dependency"] == [
+        "orjson added"
+    ]
     assert flags(classify(pr("➖ Drop six", ["requirements.txt"]), generic))["dependency"] == ["six removed"]
     assert flags(classify(pr("chore: bump go version from 1.23.4 -> 1.23.6", [".go-version"]), generic))[
         "dependency"
@@ -115,7 +127,12 @@ def test_a_dependency_flag_names_what_changed_never_just_a_file(generic: Profile
 
 NEVER = [
     ("bot", "Bump foo from 1 to 2", ["requirements.txt"], "dependabot[bot]"),
-    ("translation", "🌐 Add Portuguese translation for docs/pt/docs/index.md", ["docs/pt/docs/index.md"], "a"),
+    (
+        "translation",
+        "🌐 Add Portuguese translation for docs/pt/docs/index.md",
+        ["docs/pt/docs/index.md"],
+        "a",
+    ),
     ("docs-only", "Rewrite the whole tutorial", [("docs/tutorial.md", 900)], "a"),
     ("lockfile", "Refresh the lock", [("uv.lock", 900)], "a"),
     ("own-version", "🔖 Release version 0.140.0", [("fastapi/__init__.py", 2)], "a"),
@@ -145,7 +162,9 @@ def _allowing(profile: Profile, why: str) -> Profile:
 
 
 def test_a_dependency_upgrade_can_still_be_key(generic: Profile) -> None:
-    cls = classify(_big("Upgrade torch from 2.8 to 2.9", [("requirements.txt", 3), ("src/a.py", 400)], "a"), generic)
+    cls = classify(
+        _big("Upgrade torch from 2.8 to 2.9", [("requirements.txt", 3), ("src/a.py", 400)], "a"), generic
+    )
     assert not [p for p in cls.breakdown if p.rule == "never-key"]
     assert cls.score >= generic.key_min_score
 
