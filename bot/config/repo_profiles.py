@@ -22,32 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from bot.config.profile_cache import cache_dir
-from bot.config.profile_cache import cached_profile as _load
-from classify.rules import Profile, bundled_profiles, profile_path
+from bot.config.profile_cache import cache_dir, cached_profile
+from classify.rules import Profile, bundled_profiles
 
 MIN_LEARN_PRS = 200
 """PRs of a repository the cache must hold before a profile is learned from them"""
 RELEARN_GROWTH = 0.25
 """a learned profile is learned again once the repository's cached PRs have grown by this share"""
 FALLBACK = "generic"
-
-
-_LOADED: dict[tuple[str, int, int], Profile] = {}
-
-
-def cached_profile(name_or_path: str | Path | None) -> Profile:
-    """``bot.config.profile_cache.cached_profile``, kept in memory per file version: a server
-    chooses profiles question after question."""
-    path, _ = profile_path(name_or_path)
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    hit = _LOADED.get(key)
-    if hit is None:
-        if len(_LOADED) >= 32:
-            _LOADED.pop(next(iter(_LOADED)))
-        hit = _LOADED[key] = _load(name_or_path)
-    return hit
 
 
 class Choosing(Protocol):
