@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from commands import params as P
-from commands.common import profile_note
+from commands.common import profile_line, profile_note
 from commands.locale import t
 from commands.locale.words import join_list, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
@@ -38,6 +38,7 @@ def run(
     """The digest of ``period``; ``modules`` (with ``match``) and ``flags`` narrow it to the PRs a
     filtered subscription gets: those passing the module filter or carrying one of the flags."""
     repo = ctx.resolve_repo(inv)
+    ctx = ctx.for_repo(repo)
     if match != "any" and not modules:
         raise UsageError("error.match_needs_modules", mode=match)
     from commands.report.compose import compose  # imported when a digest is asked for
@@ -62,6 +63,10 @@ def run(
     if note is not None:
         reply.blocks.insert(0, note)
         reply.data_source.update({"profile_note": note.text})  # keeps the JSON form deferred
+    said = profile_line(ctx, ctx.profile.name, ctx.profile.version, repo, inv.lang, digest=True)
+    if said:  # a profile prdigest chose (learned, or generic for now) says so at the end
+        (reply.sections[-1].blocks if reply.sections else reply.blocks).append(Paragraph(text=said))
+        reply.data_source.update({"profile": said})
     return reply
 
 

@@ -434,3 +434,20 @@ def _m0014_delivery_steps(db: sqlite_utils.Database) -> None:
         )
         """
     )
+
+
+@MIGRATIONS(name="0015_learned_profiles")
+def _m0015_learned_profiles(db: sqlite_utils.Database) -> None:
+    """The rule profile learned for each repository that has none configured (``storage.learned``):
+    its TOML as written, how many PRs it was learned from and when, so it is loaded through the
+    profile loader like any file and learned again when the history has grown enough."""
+    db.execute(
+        """
+        CREATE TABLE learned_profiles (
+            repo TEXT PRIMARY KEY,
+            toml TEXT NOT NULL,
+            prs INTEGER NOT NULL,
+            learned_at TEXT NOT NULL
+        ) WITHOUT ROWID
+        """
+    )

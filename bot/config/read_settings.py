@@ -25,7 +25,7 @@ ENV_FILE = ".env"
 LANGS = ("en", "zh")
 LOCK_TIMEOUT_MAX = 86400.0
 _USED = "prdigest_db prdigest_rules prdigest_profile prdigest_repo prdigest_timezone prdigest_lang".split()
-_USED += ["prdigest_lock_timeout", "github_token"]
+_USED += ["prdigest_lock_timeout", "github_token", "prdigest_repo_profiles"]
 _PLAIN_NUMBER = re.compile(r"\d{1,6}(\.\d{1,6})?").fullmatch
 
 
@@ -71,6 +71,22 @@ def repos(value: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(words))
 
 
+def repo_profiles(value: object) -> tuple[tuple[str, str], ...]:
+    """``OWNER/NAME=PROFILE`` pairs (commas or spaces between them; PROFILE a bundled name or a
+    TOML file): the profile of each repository named, where the others get theirs as usual."""
+    if value is None:
+        return ()
+    if not isinstance(value, str):
+        raise ValueError("expected OWNER/NAME=PROFILE, or several separated by commas")
+    out: dict[str, str] = {}
+    for word in value.replace(",", " ").split():
+        repo, sep, profile = word.partition("=")
+        if not sep or not profile or not repos(repo):
+            raise ValueError(f"{word!r} is not OWNER/NAME=PROFILE")
+        out[repo] = profile
+    return tuple(out.items())
+
+
 @dataclass(frozen=True, slots=True)
 class ReadSettings:
     """The settings of a one-shot read, named as ``bot.config.settings.Settings`` names them."""
@@ -78,7 +94,8 @@ class ReadSettings:
     prdigest_db: Path = Path("prdigest.db")
     prdigest_repo: tuple[str, ...] = ()
     prdigest_rules: Path | None = None
-    prdigest_profile: str = "vllm"
+    prdigest_profile: str = ""
+    prdigest_repo_profiles: tuple[tuple[str, str], ...] = ()
     prdigest_timezone: str = "UTC"
     prdigest_lang: str = "en"
     prdigest_lock_timeout: float = 60.0
@@ -111,6 +128,8 @@ def read_settings(env_file: str | Path | None = ENV_FILE) -> ReadSettings | None
             values["prdigest_repo"] = repos(found["prdigest_repo"])
         if "prdigest_timezone" in found:
             values["prdigest_timezone"] = zone(found["prdigest_timezone"])
+        if "prdigest_repo_profiles" in found:
+            values["prdigest_repo_profiles"] = repo_profiles(found["prdigest_repo_profiles"])
     except ValueError:
         return None
     if "prdigest_lang" in found:

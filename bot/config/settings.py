@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-from bot.config.read_settings import ENV_FILE, LOCK_TIMEOUT_MAX, repos, sources, zone
+from bot.config.read_settings import ENV_FILE, LOCK_TIMEOUT_MAX, repo_profiles, repos, sources, zone
 from bot.config.urls import WEBSOCKET, platform_url
 
 
@@ -50,7 +50,12 @@ class Settings(BaseModel):
         description="OWNER/NAME to report on; several, comma-separated, for chat (the first is the default)",
     )
     prdigest_rules: Path | None = Field(default=None, description="your own rule profile (TOML)")
-    prdigest_profile: str = Field(default="vllm", description="bundled profile: vllm or generic")
+    prdigest_profile: str = Field(
+        default="", description="bundled profile for every repository: vllm or generic (unset: each its own)"
+    )
+    prdigest_repo_profiles: tuple[tuple[str, str], ...] = Field(
+        default=(), description="OWNER/NAME=PROFILE pairs: one repository's bundled profile or TOML file"
+    )
     prdigest_timezone: str = Field(default="UTC", description="IANA zone for week boundaries")
     prdigest_lang: Literal["en", "zh"] = Field(default="en", description="answer language")
     prdigest_lock_timeout: float = Field(
@@ -133,6 +138,11 @@ class Settings(BaseModel):
     def _repos(cls, value: object) -> tuple[str, ...]:
         """``a/b``, ``a/b,c/d`` (commas or spaces), or a sequence; each must be OWNER/NAME."""
         return repos(value)
+
+    @field_validator("prdigest_repo_profiles", mode="before")
+    @classmethod
+    def _repo_profiles(cls, value: object) -> tuple[tuple[str, str], ...]:
+        return value if isinstance(value, tuple) else repo_profiles(value)
 
     @field_validator("prdigest_slack_api_url")
     @classmethod

@@ -55,6 +55,7 @@ from storage.subscriptions import SubscriptionStore
 
 if TYPE_CHECKING:
     from bot.host.serve import Host, ServeOptions
+    from classify.rules import Profile
 
 log = logging.getLogger(__name__)
 
@@ -347,7 +348,7 @@ class DeliveryScheduler:
         repos = set(ctx.store.repos()) | {s.repo for s in SubscriptionStore(ctx.store.db).active()}
         repos.update(self.settings.prdigest_repo)
         return {
-            repo: sync_now(self.settings, ctx.store.db, ctx.profile, repo, max_wait=PERIODIC_MAX_WAIT)
+            repo: sync_now(self.settings, ctx.store.db, _profile_of(ctx), repo, max_wait=PERIODIC_MAX_WAIT)
             for repo in sorted(repos)
         }
 
@@ -369,9 +370,19 @@ class DeliveryScheduler:
             ctx.profile,
             self.posters,
             catchup=timedelta(hours=self.settings.prdigest_catchup),
-            refresh=github_refresh(self.settings, ctx.store.db, ctx.profile),
+            refresh=github_refresh(self.settings, ctx.store.db, _profile_of(ctx)),
+            profiles=ctx.profiles,
         )
         return asyncio.run(deliverer.run(now))
+
+
+def _profile_of(ctx: Context) -> Callable[[str], Profile]:
+    """Each repository's profile, chosen as the worker's context chooses it."""
+
+    def of(repo: str) -> Profile:
+        return ctx.for_repo(repo).profile
+
+    return of
 
 
 def component(settings: Settings, options: ServeOptions) -> DeliveryScheduler:

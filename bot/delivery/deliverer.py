@@ -45,7 +45,7 @@ from bot.delivery.posting import ATTEMPTS, MAX_WAIT, LostClaim, Progress, StepRu
 from classify.rules import Profile
 from commands.locale import t
 from commands.model import Heading, Invocation, Paragraph, Reply
-from commands.registry import Context, dispatch
+from commands.registry import Context, Profiles, dispatch
 from commands.schedule import DEFAULT_CATCHUP, Due, owed
 from storage.db import StoreError
 from storage.deliveries import DEFAULT_LEASE, RETRY_REQUESTED, Claim, Delivery, DeliveryStore
@@ -141,6 +141,8 @@ class Deliverer:
     catchup: timedelta = DEFAULT_CATCHUP
     lease: timedelta = DEFAULT_LEASE
     refresh: Refresh | None = None
+    profiles: Profiles | None = None
+    """each repository's profile (the digest of a subscription's repository answers with it)"""
     sleep: Sleep = asyncio.sleep
     backoff: Sequence[float] = BACKOFF
     _open: dict[str, StepPoster] = field(default_factory=dict, init=False)
@@ -491,7 +493,7 @@ class Deliverer:
             platform=sub.platform,
         )
         store = PRStore(self.db)
-        reply = dispatch(inv, Context(store=store, profile=self.profile))
+        reply = dispatch(inv, Context(store=store, profile=self.profile, profiles=self.profiles))
         if reply.ok and not reply.data.get("counts", {}).get("merged"):
             if sub.quiet == "silent":
                 return None

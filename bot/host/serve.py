@@ -147,10 +147,13 @@ def context_factory(settings: Settings, db: Path) -> ContextFactory:
     """Builds a Context (own SQLite connection + rule profile) for one worker thread."""
 
     def build() -> Context:
+        from bot.config.repo_profiles import RepoProfiles
+
         profile = active_profile(settings)  # `pr` may fetch and store a PR: its writes count title topics
         cache = connect(db, lock_timeout=settings.prdigest_lock_timeout, on_wait=_waiting)
         store = PRStore(cache, title_keys=ProfileTitleKeys(profile))
-        return Context(store=store, profile=profile, digests=DigestCache())
+        profiles = RepoProfiles(settings, store.db)  # each repository's own, chosen once per thread
+        return Context(store=store, profile=profile, digests=DigestCache(), profiles=profiles)
 
     return build
 
@@ -163,7 +166,15 @@ def cache_state(ctx: Context) -> dict[str, Any]:
     for repo in store.repos():
         span = store.merged_range(repo)
         newest = iso(span[1]) if span else None
-        repos.append({"repo": repo, "prs": store.count(repo), "newest_merged_at": newest})
+        used = ctx.for_repo(repo).profile
+        repos.append(
+            {
+                "repo": repo,
+                "prs": store.count(repo),
+                "newest_merged_at": newest,
+                "profile": {"name": used.name, "version": used.version},
+            }
+        )
     status = schema_status(store.db)
     state: dict[str, Any] = {
         "ok": status.ok,

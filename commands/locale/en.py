@@ -194,6 +194,10 @@ STRINGS: dict[str, str] = {
     "pr.highlights": "Highlights",
     "pr.labels": "Labels",
     "pr.profile": "classified by profile {profile} {version}",
+    "profile.learned": "classified by the profile learned from {prs} PRs of {repo} on {on}",
+    "profile.too_few": "classified by the generic profile: {repo} has {prs} PRs cached, and a profile of its own is learned from {needed}",
+    "digest.profile_learned": "Modules and kinds come from the profile learned from {prs} PRs of {repo} on {on} (`prdigest profile learn --diff` shows what learning it again would change).",
+    "digest.profile_too_few": "Modules and kinds come from the generic profile: {repo} has {prs} PRs cached, and a profile of its own is learned from {needed} (at the next sync or import).",
     # risks
     "risks.title": "{kind} · {repo} · {period}",
     "risks.all": "all risk flags",

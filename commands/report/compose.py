@@ -342,8 +342,9 @@ def _dependency_item(s: StoredPR, lang: str) -> str:
     shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
     if not shown:
         return clean_title(s.pr.title)
-    if any("→" in e for e in shown):
+    if flag is not None and any(" " in e for e in flag.evidence):  # versions, added, removed, refreshed
         return join_list(shown, lang, conjunction=False)  # one item of the upgrades' list
+    # files alone: a cache classified before a dependency flag had to name what changed
     return t(lang, "digest.dependency_files", files=join_list(shown, lang, 2))
 
 
