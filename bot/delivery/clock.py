@@ -47,6 +47,7 @@ from bot.config.settings import Settings, secret
 from bot.delivery.deliverer import Deliverer, Outcome, PosterFactory
 from bot.host.runner import Lane
 from bot.ingest.refresh import github_refresh, sync_now
+from bot.prose.setup import prose_writer
 from commands.registry import Context
 from commands.schedule import next_due
 from storage.prs import iso
@@ -318,6 +319,7 @@ class DeliveryScheduler:
             self.posters,
             catchup=timedelta(hours=self.settings.prdigest_catchup),
             refresh=github_refresh(self.settings, ctx.store.db, ctx.profile),
+            prose=prose_writer(self.settings, ctx.store.db),
         )
         return asyncio.run(deliverer.run(now))
 

@@ -34,7 +34,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import sqlite_utils
 
@@ -48,6 +48,9 @@ from commands.schedule import DEFAULT_CATCHUP, Due, owed
 from storage.deliveries import DEFAULT_LEASE, Claim, Delivery, DeliveryStore
 from storage.prs import PRStore, iso
 from storage.subscriptions import Subscription, SubscriptionStore
+
+if TYPE_CHECKING:
+    from bot.prose.writer import ProseWriter
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +148,7 @@ class Deliverer:
     catchup: timedelta = DEFAULT_CATCHUP
     lease: timedelta = DEFAULT_LEASE
     refresh: Refresh | None = None
+    prose: ProseWriter | None = None  # a language model wording the digests (``bot.prose``)
     sleep: Sleep = asyncio.sleep
     backoff: Sequence[float] = BACKOFF
     _open: dict[str, Poster] = field(default_factory=dict, init=False)
@@ -252,7 +256,7 @@ class Deliverer:
                     ids=earlier.ids,
                     permalink=earlier.permalink,
                 )
-        reply = self.build(sub, due, now, why_stale=await self._refresh(sub.repo), chart=True)
+        reply = self.digest(sub, due, now, why_stale=await self._refresh(sub.repo))
         if (
             reply is not None and not reply.ok
         ):  # e.g. the repository is not in the cache: tell the admin, not the channel
@@ -261,6 +265,7 @@ class Deliverer:
             return self._finish(
                 sub, claim, "skipped", now, reason="quiet week: nothing merged (quiet = silent)"
             )
+        reply = self.laid_out(await self._worded(sub, reply), sub, chart=True)
         reply.delivery_key = delivery.key
         return await self._post(poster, sub, claim, reply, now)
 
@@ -434,6 +439,14 @@ class Deliverer:
         (None for a silent quiet week). ``why_stale`` adds how fresh the cache is; ``chart`` adds
         the chart at the end of the lead (``bot.delivery.chart.with_chart``) — a chart that cannot be drawn
         is logged and the digest goes without it."""
+        reply = self.digest(sub, due, now, why_stale=why_stale)
+        return None if reply is None else self.laid_out(reply, sub, chart=chart)
+
+    def digest(
+        self, sub: Subscription, due: Due, now: datetime, *, why_stale: str | None = None
+    ) -> Reply | None:
+        """``build`` before its layout: what a language model may word (``_worded``) is still in
+        the sections where the digest put it."""
         inv = Invocation(
             command="digest",
             args=digest_words(sub, due),
@@ -456,11 +469,28 @@ class Deliverer:
             )
         if why_stale is not None:
             reply.blocks.append(Paragraph(text=freshness_note(store, sub.repo, sub.lang, why_stale)))
+        return reply
+
+    def laid_out(self, reply: Reply, sub: Subscription, *, chart: bool) -> Reply:
+        """The chart added (``chart``) and the subscription's layout applied."""
         if chart:
             reply = charted(reply)
         if sub.layout == "single":
             reply = single(reply)
         return reply
+
+    async def _worded(self, sub: Subscription, reply: Reply) -> Reply:
+        """The digest with a language model's verified sentences (``bot.prose``), when one is
+        configured and the subscription has not turned it off. Computed before anything is posted:
+        a delivery resumed after a crash posts what was built, and the model is never a reason a
+        digest is not posted."""
+        if self.prose is None or sub.prose == "off":
+            return reply
+        try:
+            return await self.prose.write(reply)
+        except Exception:
+            log.exception("prose for %s failed; posting the computed digest", sub.target)
+            return reply
 
 
 def charted(reply: Reply) -> Reply:
