@@ -265,7 +265,7 @@ class Deliverer:
             return self._finish(
                 sub, claim, "skipped", now, reason="quiet week: nothing merged (quiet = silent)"
             )
-        reply = self.laid_out(await self._worded(sub, reply), sub, chart=True)
+        reply = self.laid_out(await self.worded(sub, reply), sub, chart=True)
         reply.delivery_key = delivery.key
         return await self._post(poster, sub, claim, reply, now)
 
@@ -445,7 +445,7 @@ class Deliverer:
     def digest(
         self, sub: Subscription, due: Due, now: datetime, *, why_stale: str | None = None
     ) -> Reply | None:
-        """``build`` before its layout: what a language model may word (``_worded``) is still in
+        """``build`` before its layout: what a language model may word (``worded``) is still in
         the sections where the digest put it."""
         inv = Invocation(
             command="digest",
@@ -479,7 +479,7 @@ class Deliverer:
             reply = single(reply)
         return reply
 
-    async def _worded(self, sub: Subscription, reply: Reply) -> Reply:
+    async def worded(self, sub: Subscription, reply: Reply) -> Reply:
         """The digest with a language model's verified sentences (``bot.prose``), when one is
         configured and the subscription has not turned it off. Computed before anything is posted:
         a delivery resumed after a crash posts what was built, and the model is never a reason a

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from bot.config.read_settings import ReadSettings
     from bot.config.settings import Settings
+    from bot.prose.cache import Lanes
     from bot.prose.writer import ProseWriter
 
 
@@ -28,3 +29,14 @@ def prose_writer(
     from bot.prose.writer import ProseWriter
 
     return ProseWriter(config, DirectCache(db, config.model))
+
+
+def chat_writer(settings: Settings, lanes: Lanes) -> ProseWriter | None:
+    """A writer for the chat front ends (the cache through the host's worker threads), or None."""
+    config = prose_config(settings)
+    if config is None:
+        return None
+    from bot.prose.cache import LaneCache
+    from bot.prose.writer import ProseWriter
+
+    return ProseWriter(config, LaneCache(lanes, config.model))
