@@ -20,7 +20,14 @@ if TYPE_CHECKING:
 
 @command(
     "digest",
-    params=(P.period(), P.modules(claims=P.not_a_filter_word), P.flag_filter(), P.match(), P.repo()),
+    params=(
+        P.period(),
+        P.modules(claims=lambda word: P.not_a_filter_word(word) and not P.is_prose_word(word)),
+        P.flag_filter(),
+        P.match(),
+        P.repo(),
+        P.prose(),
+    ),
     summary="cmd.digest",
     examples=(
         "digest",
@@ -33,10 +40,18 @@ if TYPE_CHECKING:
     charted=True,
 )
 def run(
-    inv: Invocation, ctx: Context, *, period: Period, match: str, flags: list[str], modules: list[str]
+    inv: Invocation,
+    ctx: Context,
+    *,
+    period: Period,
+    match: str,
+    flags: list[str],
+    modules: list[str],
+    prose: str = "on",
 ) -> Reply:
     """The digest of ``period``; ``modules`` (with ``match``) and ``flags`` narrow it to the PRs a
-    filtered subscription gets: those passing the module filter or carrying one of the flags."""
+    filtered subscription gets: those passing the module filter or carrying one of the flags.
+    ``prose=off`` leaves out what a language model could word (``Reply.prose``)."""
     repo = ctx.resolve_repo(inv)
     ctx = ctx.for_repo(repo)
     if match != "any" and not modules:
@@ -60,6 +75,8 @@ def run(
     if not stats.prs:
         reply.blocks = _empty(ctx, inv, repo, period, stats.merged_overall, modules)
         reply.sections = []
+    if not stats.prs or prose == "off":
+        reply.prose = None
     if note is not None:
         reply.blocks.insert(0, note)
         reply.data_source.update({"profile_note": note.text})  # keeps the JSON form deferred

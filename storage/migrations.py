@@ -451,3 +451,29 @@ def _m0015_learned_profiles(db: sqlite_utils.Database) -> None:
         ) WITHOUT ROWID
         """
     )
+
+
+@MIGRATIONS(name="0016_prose")
+def _m0016_prose(db: sqlite_utils.Database) -> None:
+    """Sentences a language model wrote for a digest, kept by content; a subscription's choice.
+
+    ``prose_sentences`` is a cache keyed by a hash of one digest part's facts, the model, the checks and the
+    prompt version (``commands.prose.key.cache_key``): the same part asked again — the same
+    digest in chat and on Monday, or for a second subscription — is not asked of the model again.
+    ``answer`` is the verified sentences (or the checks the model's answers failed), as JSON; it
+    depends on nothing else, so no write of PR rows invalidates it. ``subscriptions.prose`` turns
+    the model off for one subscription (``prose=off``).
+    """
+    db.execute(
+        """
+        CREATE TABLE prose_sentences (
+            key TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        "ALTER TABLE subscriptions ADD COLUMN prose TEXT NOT NULL DEFAULT 'on' CHECK (prose IN ('on', 'off'))"
+    )

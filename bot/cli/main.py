@@ -197,7 +197,9 @@ def run_command(
     load(name)  # the command's module imported before the heap is settled
     settle_heap(collect=False)
     reply = dispatch(inv, ctx)
-    if name != "help":  # a closed period's digest may have stored its storylines
+    if reply.prose is not None:  # a digest, worded by a language model when one is configured
+        reply = _with_prose(reply, settings, store)
+    if name != "help":  # a closed period's digest may have stored its storylines (and sentences)
         from storage.storylines import fold_into_file
 
         fold_into_file(store.db)
@@ -211,6 +213,19 @@ def run_command(
         ctx = Context(store=store, profile=profile, profiles=_profiles(full, store))
         reply = answer(inv, ctx, full)
     return reply
+
+
+def _with_prose(reply: Reply, settings: ReadSettings | Settings, store: PRStore) -> Reply:
+    """The digest with verified model-written sentences, when ``PRDIGEST_LLM_URL`` is set
+    (``bot.prose``; httpx is imported only then)."""
+    from bot.prose.setup import prose_writer
+
+    writer = prose_writer(settings, store.db)
+    if writer is None:
+        return reply
+    from bot.prose.writer import write_blocking
+
+    return write_blocking(reply, writer)
 
 
 class _NoCache:
@@ -235,11 +250,11 @@ def _reader(path: Path, settings: ReadSettings | Settings) -> PRStore | None:
 
 def command_help(spec: CommandSpec) -> str:
     """``prdigest COMMAND --help``, generated from the command's declared parameters."""
-    from commands.params import for_surface
+    from commands.params import listed
 
     summary = t("en", spec.summary_for("cli"))
     lines = [summary, "", f"Usage: prdigest {spec.usage}"]
-    positional = [p for p in for_surface(spec.params, "cli") if p.positional]
+    positional = [p for p in listed(spec.params, "cli") if p.positional]
     if positional:
         lines += ["", "\b", "Arguments:"]
         for p in positional:
@@ -254,10 +269,10 @@ def command_help(spec: CommandSpec) -> str:
 
 def _make_command(spec: CommandSpec) -> click.Command:
     """One CLI subcommand from a registered command: its words, its declared options, --post, --chart."""
-    from commands.params import for_surface
+    from commands.params import for_surface, listed
 
     options = [p for p in for_surface(spec.params, "cli") if p.option]
-    metavar = " ".join(p.usage() for p in for_surface(spec.params, "cli") if p.positional)
+    metavar = " ".join(p.usage() for p in listed(spec.params, "cli") if p.positional)
 
     @click.pass_context
     def cmd(

@@ -25,6 +25,7 @@ from bot.config.errors import EXIT_FAILED, UserError
 from bot.config.settings import ConfigError, Settings
 from bot.delivery.deliverer import MISSING, Deliverer, Outcome
 from bot.ingest.refresh import github_refresh
+from bot.prose.setup import prose_writer
 from commands.model import UsageError
 from commands.schedule import next_due
 from commands.subscription_spec import SETTABLE, build, changes, describe
@@ -108,6 +109,7 @@ def deliver(dry_run: bool, now_text: str | None, db: Path | None) -> None:
         lambda platform: step_poster_for(platform, settings),
         catchup=catchup(settings),
         refresh=None if dry_run else github_refresh(settings, database, profile),
+        prose=None if dry_run else prose_writer(settings, database),
     )
     outcomes: list[Outcome] = asyncio.run(deliverer.run(now, dry_run=dry_run))
     for outcome in outcomes:
@@ -172,6 +174,12 @@ async def _check_channel(poster: Poster, channel: str, *, thread: bool = True) -
     default="line",
     show_default=True,
     help="A quiet week gets a one-line post (line) or nothing (silent).",
+)
+@click.option(
+    "--prose",
+    default="on",
+    show_default=True,
+    help="off: computed text only, even where a language model is configured (docs/prose.md).",
 )
 @click.option("--paused", is_flag=True, help="Store it paused.")
 @click.option(

@@ -16,9 +16,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
-from bot.config.read_settings import ENV_FILE, LOCK_TIMEOUT_MAX, repo_profiles, repos, sources, zone
+from bot.config.read_settings import (
+    ENV_FILE,
+    LLM_TIMEOUT,
+    LLM_TIMEOUT_MAX,
+    LOCK_TIMEOUT_MAX,
+    llm_model,
+    llm_url,
+    repo_profiles,
+    repos,
+    sources,
+    zone,
+)
 from bot.config.urls import WEBSOCKET, platform_url
 
 
@@ -118,6 +138,19 @@ class Settings(BaseModel):
         description="chat user ids allowed to change subscriptions, comma-separated (besides workspace admins)",
     )
 
+    # a language model writing the digest's sentences from its computed facts (optional)
+    prdigest_llm_url: str | None = Field(
+        default=None, description="OpenAI-compatible base URL (…/chat/completions is appended)"
+    )
+    prdigest_llm_model: str | None = Field(default=None, description="the model name the endpoint serves")
+    prdigest_llm_key: SecretStr | None = None
+    prdigest_llm_timeout: float = Field(
+        default=LLM_TIMEOUT,
+        gt=0,
+        le=LLM_TIMEOUT_MAX,
+        description="seconds a digest waits for the model in all",
+    )
+
     @field_validator("prdigest_timezone")
     @classmethod
     def _zone(cls, value: str) -> str:
@@ -132,6 +165,17 @@ class Settings(BaseModel):
     @classmethod
     def _discord_gateway(cls, value: str) -> str:
         return platform_url("PRDIGEST_DISCORD_GATEWAY_URL", value, WEBSOCKET).rstrip("/")
+
+    @field_validator("prdigest_llm_url")
+    @classmethod
+    def _llm_url(cls, value: str | None) -> str | None:
+        return llm_url(value)
+
+    @field_validator("prdigest_llm_model")
+    @classmethod
+    def _llm_model(cls, value: str | None, info: ValidationInfo) -> str | None:
+        llm_model(info.data.get("prdigest_llm_url"), value)
+        return value
 
     @field_validator("prdigest_repo", mode="before")
     @classmethod

@@ -47,6 +47,7 @@ from bot.config.settings import Settings, secret
 from bot.delivery.deliverer import Deliverer, Outcome, PosterFactory
 from bot.host.runner import Lane
 from bot.ingest.refresh import github_refresh, sync_now
+from bot.prose.setup import prose_writer
 from commands.registry import Context
 from commands.schedule import next_due
 from storage.db import StoreError, write_transaction
@@ -372,6 +373,7 @@ class DeliveryScheduler:
             catchup=timedelta(hours=self.settings.prdigest_catchup),
             refresh=github_refresh(self.settings, ctx.store.db, _profile_of(ctx)),
             profiles=ctx.profiles,
+            prose=prose_writer(self.settings, ctx.store.db),
         )
         return asyncio.run(deliverer.run(now))
 

@@ -36,6 +36,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 import sqlite_utils
 
@@ -52,6 +53,9 @@ from storage.deliveries import DEFAULT_LEASE, RETRY_REQUESTED, Claim, Delivery, 
 from storage.delivery_steps import StepStore, StoredStep
 from storage.prs import PRStore, iso
 from storage.subscriptions import Subscription, SubscriptionStore
+
+if TYPE_CHECKING:
+    from bot.prose.writer import ProseWriter
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +147,7 @@ class Deliverer:
     refresh: Refresh | None = None
     profiles: Profiles | None = None
     """each repository's profile (the digest of a subscription's repository answers with it)"""
+    prose: ProseWriter | None = None  # a language model wording the digests (``bot.prose``)
     sleep: Sleep = asyncio.sleep
     backoff: Sequence[float] = BACKOFF
     _open: dict[str, StepPoster] = field(default_factory=dict, init=False)
@@ -292,13 +297,14 @@ class Deliverer:
         """Build the digest and store its messages with the claim; an Outcome when there is
         nothing to post (a quiet week kept silent, a digest that cannot be built)."""
         d = claim.delivery
-        reply = self.build(sub, due, now, why_stale=await self._refresh(sub.repo), chart=True)
+        reply = self.digest(sub, due, now, why_stale=await self._refresh(sub.repo))
         if reply is not None and not reply.ok:  # e.g. the repository is not in the cache: tell the admin
             return self._finish(sub, claim, "failed", now, reason=reply.title)
         if reply is None:
             return self._finish(
                 sub, claim, "skipped", now, reason="quiet week: nothing merged (quiet = silent)"
             )
+        reply = self.laid_out(await self.worded(sub, reply), sub, chart=True)
         words = " ".join(digest_words(sub, Due(-1, d.period_start, d.period_end, d.due_at)))
         rendered = poster.steps(reply, key=d.key, repo=sub.repo, smaller=smaller(reply, sub, words))
         steps = StepStore(self.db)
@@ -483,6 +489,14 @@ class Deliverer:
         (None for a silent quiet week). ``why_stale`` adds how fresh the cache is; ``chart`` adds
         the chart at the end of the lead (``bot.delivery.chart.with_chart``) — a chart that cannot be drawn
         is logged and the digest goes without it."""
+        reply = self.digest(sub, due, now, why_stale=why_stale)
+        return None if reply is None else self.laid_out(reply, sub, chart=chart)
+
+    def digest(
+        self, sub: Subscription, due: Due, now: datetime, *, why_stale: str | None = None
+    ) -> Reply | None:
+        """``build`` before its layout: what a language model may word (``worded``) is still in
+        the sections where the digest put it."""
         inv = Invocation(
             command="digest",
             args=digest_words(sub, due),
@@ -505,11 +519,28 @@ class Deliverer:
             )
         if why_stale is not None:
             reply.blocks.append(Paragraph(text=freshness_note(store, sub.repo, sub.lang, why_stale)))
+        return reply
+
+    def laid_out(self, reply: Reply, sub: Subscription, *, chart: bool) -> Reply:
+        """The chart added (``chart``) and the subscription's layout applied."""
         if chart:
             reply = charted(reply)
         if sub.layout == "single":
             reply = single(reply)
         return reply
+
+    async def worded(self, sub: Subscription, reply: Reply) -> Reply:
+        """The digest with a language model's verified sentences (``bot.prose``), when one is
+        configured and the subscription has not turned it off. Computed before anything is posted:
+        a delivery resumed after a crash posts what was built, and the model is never a reason a
+        digest is not posted."""
+        if self.prose is None or sub.prose == "off":
+            return reply
+        try:
+            return await self.prose.write(reply)
+        except Exception:
+            log.exception("prose for %s failed; posting the computed digest", sub.target)
+            return reply
 
 
 def charted(reply: Reply) -> Reply:

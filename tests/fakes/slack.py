@@ -126,6 +126,9 @@ class FakeSlack:
         self._faults_at: dict[tuple[str, int], Fault] = {}
         self._seen: dict[str, int] = {}  # calls per method as they arrived (faulted ones too)
         self.joined: set[str] = set()
+        # every message posted with the bot token, leads and thread replies: (channel, ts) → its
+        # text and blocks, as chat.update changes them (chat.delete removes them)
+        self.messages: dict[tuple[str, str], dict[str, Any]] = {}
         # users.info answers: user id → the user object (is_admin, is_owner, …)
         self.users: dict[str, dict[str, Any]] = {}
         self.latency = 0.0  # seconds every Web API answer takes (to make concurrent callers overlap)
@@ -315,10 +318,17 @@ class FakeSlack:
                 else:
                     message["thread_ts"] = lead
                     self.replies.setdefault((channel, str(lead)), []).append(message)
+                self.messages[(channel, ts)] = {
+                    "text": params.get("text"),
+                    "blocks": params.get("blocks"),
+                    "thread_ts": params.get("thread_ts"),
+                }
             return Response(
                 200,
                 {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text"), "ts": ts}},
             )
+        if method in ("chat.update", "chat.delete"):
+            return self._change(method, params)
         if method == "conversations.history":
             return self._history(params)
         if method == "conversations.replies":
@@ -343,6 +353,23 @@ class FakeSlack:
                 self.channel_errors.pop(channel, None)
             return Response(200, {"ok": True, "channel": {"id": channel}})
         return Response(200, {"ok": False, "error": "unknown_method"})
+
+    def _change(self, method: str, params: dict[str, Any]) -> Response:
+        """chat.update (text and blocks of a message the bot posted) and chat.delete, as Slack
+        answers them; a ts the channel does not have is ``message_not_found``."""
+        channel, ts = str(params.get("channel", "")), str(params.get("ts", ""))
+        with self._cond:
+            if (channel, ts) not in self.messages:
+                return Response(200, {"ok": False, "error": "message_not_found"})
+            if method == "chat.delete":
+                del self.messages[(channel, ts)]
+                self.history[channel] = [m for m in self.history.get(channel, []) if m["ts"] != ts]
+                return Response(200, {"ok": True, "channel": channel, "ts": ts})
+            self.messages[(channel, ts)].update(text=params.get("text"), blocks=params.get("blocks"))
+        text = params.get("text")
+        return Response(
+            200, {"ok": True, "channel": channel, "ts": ts, "text": text, "message": {"text": text}}
+        )
 
     def _history(self, params: dict[str, Any]) -> Response:
         """conversations.history: newest first, ``oldest``/``limit``/``cursor`` honoured; message

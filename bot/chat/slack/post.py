@@ -400,6 +400,30 @@ class SlackPoster:
                 channel = str(resp.get("channel") or channel)
         return PostResult("slack", channel, tuple(done), await self._link(channel, done[0]))
 
+    async def revise(
+        self, posted: PostResult, messages: Sequence[SlackMessage], *, lang: str = "en"
+    ) -> PostResult:
+        """Put ``messages`` in place of a posted answer: each existing message updated where it is
+        (``chat.update``), extra ones posted in the lead's thread, surplus ones deleted."""
+        channel, ids = posted.channel, list(posted.ids)
+        kept: list[str] = []
+        try:
+            for i, message in enumerate(messages):
+                if i < len(ids):
+                    kwargs = _kwargs(channel, message, None)
+                    for unsent in ("unfurl_links", "unfurl_media"):
+                        kwargs.pop(unsent)
+                    await self.client.chat_update(ts=ids[i], **kwargs)
+                    kept.append(ids[i])
+                else:
+                    resp = await self.client.chat_postMessage(**_kwargs(channel, message, ids[0]))
+                    kept.append(str(resp["ts"]))
+            for ts in ids[len(messages) :]:
+                await self.client.chat_delete(channel=channel, ts=ts)
+        except (SlackClientError, OSError) as exc:
+            raise explain(exc, channel, lang) from None
+        return PostResult("slack", channel, tuple(kept), posted.permalink)
+
     async def _link(self, channel: str, ts: str) -> str | None:
         """The lead message's permalink (best effort: a post that landed is not a failure)."""
         if not self.permalink:
