@@ -622,7 +622,18 @@ def _slow_post_race(demo_db: Path, profile: Profile, slack: FakeSlack) -> tuple[
     other: list[str] = []
     runs: list[datetime] = []
 
+    watcher = connect(demo_db)
+
+    def first_has_claimed() -> bool:
+        row = watcher.execute("SELECT count(*) FROM deliveries WHERE lease_owner IS NOT NULL")
+        return bool(row.fetchone()[0])
+
     def second_process() -> None:
+        # the race under test starts once the slow run holds its claim: on a loaded machine the
+        # second process could otherwise claim first and the slow run would (rightly) be held
+        while not first_has_claimed():
+            if done.wait(0.02):
+                return
         h = Harness(demo_db, profile, slack, owner="other")
         h.deliverer.lease = lease
         while not done.wait(0.5):
