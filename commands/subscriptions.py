@@ -167,7 +167,7 @@ def subscriptions(inv: Invocation, ctx: Context) -> Reply:
 
     store = SubscriptionStore(ctx.store.db)
     subs = store.all(platform=inv.platform, channel=inv.channel) if inv.channel else store.all()
-    ledger = DeliveryStore(ctx.store.db)
+    ledger = DeliveryStore(ctx.store.db)  # type: ignore[arg-type]  # storage.deliveries still names sqlite-utils' Database
     if not subs:
         return Reply(command="subscriptions", title=t(inv.lang, "sub.none"), data={"subscriptions": []})
     items = []

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # imported by storage.prs, which `prdigest --help` loads: no SQLite at import
     import sqlite3
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 BUCKET_MINUTES = 15
 # the quarter-hour a stored merge time (``YYYY-MM-DDTHH:MM:SSZ``) falls in, as ``YYYY-MM-DDTHH:MM``
@@ -51,7 +51,7 @@ class TitleKeyer(Protocol):
     def __call__(self, title: str) -> Iterable[str]: ...
 
 
-def _conn(db: sqlite_utils.Database | sqlite3.Connection) -> sqlite3.Connection:
+def _conn(db: Cache | sqlite3.Connection) -> sqlite3.Connection:
     conn: sqlite3.Connection | None = getattr(db, "conn", None)  # a sqlite-utils Database
     return conn if conn is not None else db  # type: ignore[return-value]
 
@@ -109,7 +109,7 @@ def _bucket_table(conn: sqlite3.Connection, buckets: Iterable[str]) -> None:
 
 
 def refresh_aggregates(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     repo: str,
     buckets: Iterable[str] | None = None,
     *,
@@ -198,7 +198,7 @@ def refresh_aggregates(
     _set_stamp(conn, repo, title_keys.stamp)
 
 
-def terms_stamp(db: sqlite_utils.Database | sqlite3.Connection, repo: str) -> str:
+def terms_stamp(db: Cache | sqlite3.Connection, repo: str) -> str:
     """The profile content hash the repository's title topics were counted with ("" if none)."""
     row = _conn(db).execute("SELECT terms_stamp FROM aggregate_state WHERE repo = ?", (repo,)).fetchone()
     return str(row[0]) if row else ""
@@ -212,7 +212,7 @@ def _set_stamp(conn: sqlite3.Connection, repo: str, stamp: str) -> None:
     )
 
 
-def refresh_all(db: sqlite_utils.Database | sqlite3.Connection, title_keys: TitleKeyer | None = None) -> None:
+def refresh_all(db: Cache | sqlite3.Connection, title_keys: TitleKeyer | None = None) -> None:
     """Recount every repository (migration, a repair)."""
     conn = _conn(db)
     for (repo,) in conn.execute("SELECT DISTINCT repo FROM prs").fetchall():
@@ -223,7 +223,7 @@ def refresh_all(db: sqlite_utils.Database | sqlite3.Connection, title_keys: Titl
 
 
 def window_counts(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     repo: str,
     windows: Sequence[tuple[datetime, datetime]],
     prefix: str,
@@ -362,7 +362,7 @@ class TitleCounts:
 
 
 def title_counts(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     repo: str,
     windows: Sequence[tuple[datetime, datetime]],
     stamp: str,

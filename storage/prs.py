@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the models and queries here are read by every command (and 
     # which imports the commands); only writes need storage.db, imported when a write happens
     import sqlite3
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
 SOURCE_RANK = {"git": 0, "import": 1, "api": 2}
@@ -534,7 +534,7 @@ def _stored_row(pr: PullRequest, cls: Classification) -> dict[str, Any]:
 class PRStore:
     """The queries commands need, each served by an index (see migrations)."""
 
-    def __init__(self, db: sqlite_utils.Database, *, title_keys: TitleKeyer | None = None) -> None:
+    def __init__(self, db: Cache, *, title_keys: TitleKeyer | None = None) -> None:
         self.db = db
         # the writer's profile's title topics, counted into ``pr_aggregates`` at every write
         self.title_keys = title_keys
@@ -574,7 +574,7 @@ class PRStore:
         """One transaction: the rows are built first, the stored hashes of the whole chunk are read
         with one query, and each statement runs once over the chunk (``executemany``): a first
         import is then a bulk insert, ~1.5× faster than three statements per PR."""
-        from storage.db import write_transaction
+        from storage.transaction import write_transaction
 
         counts = UpsertCounts()
         rows = [_stored_row(pr, cls) for pr, cls in chunk]
@@ -676,7 +676,7 @@ class PRStore:
         read of the batch's current hashes, then one ``executemany`` per statement (rows, their
         tags, the hashes of unchanged rows) instead of three statements per PR.
         """
-        from storage.db import write_transaction
+        from storage.transaction import write_transaction
 
         batch = list(items)
         conn = self.db.conn
@@ -751,7 +751,7 @@ class PRStore:
         where they were counted with another one, or never (a cache from before the aggregates)."""
         if self.title_keys is None:
             return
-        from storage.db import write_transaction
+        from storage.transaction import write_transaction
 
         stamp = self.title_keys.stamp
         stale = [r for r in ([repo] if repo else self.repos()) if terms_stamp(self.db, r) != stamp]

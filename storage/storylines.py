@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported by storage.prs, which `prdigest --help` loads: no SQLite at import
     import sqlite3
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 ALL_DAYS = "*"
 """the day a whole-repository rewrite bumps (read by every entry of the repository)"""
 
 
-def _conn(db: sqlite_utils.Database | sqlite3.Connection) -> sqlite3.Connection:
+def _conn(db: Cache | sqlite3.Connection) -> sqlite3.Connection:
     conn: sqlite3.Connection | None = getattr(db, "conn", None)
     return conn if conn is not None else db  # type: ignore[return-value]
 
@@ -39,7 +39,7 @@ def _conn(db: sqlite_utils.Database | sqlite3.Connection) -> sqlite3.Connection:
 _BUMP = "INSERT INTO storyline_days (repo, day, n) VALUES (?, ?, 1) ON CONFLICT (repo, day) DO UPDATE SET n = n + 1"
 
 
-def bump_days(db: sqlite_utils.Database | sqlite3.Connection, repo: str, days: Iterable[str]) -> None:
+def bump_days(db: Cache | sqlite3.Connection, repo: str, days: Iterable[str]) -> None:
     """Mark ``days`` (``YYYY-MM-DD``, UTC) of ``repo`` as written, and the cache's write generation
     (``generation``) as moved; call inside the write's transaction."""
     conn = _conn(db)
@@ -47,7 +47,7 @@ def bump_days(db: sqlite_utils.Database | sqlite3.Connection, repo: str, days: I
     conn.execute(_BUMP, ("", ""))
 
 
-def generation(db: sqlite_utils.Database | sqlite3.Connection) -> int:
+def generation(db: Cache | sqlite3.Connection) -> int:
     """How many writes of PR rows the cache has seen (any repository, any process): what the
     server's in-memory digest cache checks. Writes of derived data (stored storylines) leave it."""
     row = _conn(db).execute("SELECT n FROM storyline_days WHERE repo = '' AND day = ''").fetchone()
@@ -61,7 +61,7 @@ def day_span(start: datetime, end: datetime) -> tuple[str, str]:
     return first.strftime("%Y-%m-%d"), max(first, last).strftime("%Y-%m-%d")
 
 
-def stamps(db: sqlite_utils.Database | sqlite3.Connection, repo: str, first: str, last: str) -> str:
+def stamps(db: Cache | sqlite3.Connection, repo: str, first: str, last: str) -> str:
     """The days' write counters as one string (days never written are absent: they count 0)."""
     rows = _conn(db).execute(
         "SELECT day, n FROM storyline_days WHERE repo = ? AND (day = ? OR day BETWEEN ? AND ?) ORDER BY day",
@@ -75,7 +75,7 @@ def _instant(moment: datetime) -> str:
 
 
 def load(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     repo: str,
     start: datetime,
     end: datetime,
@@ -97,7 +97,7 @@ def load(
 
 
 def save(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     repo: str,
     start: datetime,
     end: datetime,
@@ -143,14 +143,14 @@ def save(
     return True
 
 
-def stored_periods(db: sqlite_utils.Database | sqlite3.Connection, repo: str) -> int:
+def stored_periods(db: Cache | sqlite3.Connection, repo: str) -> int:
     """How many periods of ``repo`` have stored storylines (any key, any stamp)."""
     return int(
         _conn(db).execute("SELECT count(*) FROM stored_storylines WHERE repo = ?", (repo,)).fetchone()[0]
     )
 
 
-def fold_into_file(db: sqlite_utils.Database | sqlite3.Connection) -> None:
+def fold_into_file(db: Cache | sqlite3.Connection) -> None:
     """After a one-shot command stored storylines: copy the write-ahead log into the ``.db`` file
     (so the ``.db`` alone is complete, as after every command), without waiting for readers (a
     running ``serve`` keeps the log, as it does for every writer, and SQLite folds it in later)."""

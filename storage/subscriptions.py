@@ -29,10 +29,10 @@ from storage.prs import iso, parse_iso
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 
-def transaction(db: sqlite_utils.Database) -> AbstractContextManager[sqlite_utils.Database]:
+def transaction(db: Cache) -> AbstractContextManager[Cache]:
     """The one write transaction (``storage.sync_state.transaction``), imported when first
     needed: the CLI registers the subscription commands at every start, and ``prdigest --help``
     must not load SQLite for them."""
@@ -220,7 +220,7 @@ EDITABLE = frozenset(
 class SubscriptionStore:
     """The ``subscriptions`` table."""
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, db: Cache) -> None:
         self.db = db
 
     def add(self, sub: Subscription, *, now: datetime | None = None) -> Subscription:

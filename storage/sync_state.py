@@ -14,11 +14,11 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar, cast
 
-import sqlite_utils
-
-from storage.db import write_transaction
+from storage.connection import Cache
 from storage.prs import iso, parse_iso
+from storage.transaction import write_transaction
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class SyncState:
         return self.cursor is not None and self.window_start is not None and self.window_end is not None
 
 
-def get(db: sqlite_utils.Database, repo: str, source: str) -> SyncState | None:
+def get(db: Cache, repo: str, source: str) -> SyncState | None:
     row = db.execute(
         "SELECT watermark, cursor, window_start, window_end, updated_at FROM sync_state "
         "WHERE repo = ? AND source = ?",
@@ -55,7 +55,7 @@ def get(db: sqlite_utils.Database, repo: str, source: str) -> SyncState | None:
     )
 
 
-def save(db: sqlite_utils.Database, state: SyncState, *, now: datetime | None = None) -> None:
+def save(db: Cache, state: SyncState, *, now: datetime | None = None) -> None:
     """Insert or replace the row; call inside ``transaction`` together with the data it describes."""
     stamp = iso(now or datetime.now(UTC))
     db.execute(
@@ -75,8 +75,14 @@ def save(db: sqlite_utils.Database, state: SyncState, *, now: datetime | None = 
     )
 
 
-def transaction(db: sqlite_utils.Database) -> AbstractContextManager[sqlite_utils.Database]:
-    """One write transaction (``storage.db.write_transaction``: BEGIN IMMEDIATE, waiting for other
-    writers). ``PRStore.upsert`` nests inside it as a savepoint, so PRs and progress commit together
-    or not at all."""
-    return write_transaction(db)
+_DB = TypeVar("_DB")
+
+
+def transaction(db: _DB) -> AbstractContextManager[_DB]:
+    """One write transaction (``storage.transaction.write_transaction``: BEGIN IMMEDIATE, waiting
+    for other writers). ``PRStore.upsert`` nests inside it as a savepoint, so PRs and progress
+    commit together or not at all.
+
+    Typed by what it is given, a ``Cache``: ``storage.deliveries`` still names sqlite-utils'
+    ``Database`` for it (that module is being reworked elsewhere; it gets a ``Cache`` at run time)."""
+    return cast("AbstractContextManager[_DB]", write_transaction(cast(Cache, db)))

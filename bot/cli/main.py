@@ -169,10 +169,8 @@ def run_command(
     settings = _read_settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
-    if name == "help":  # help reads no cache; the commands' parameters do not need one either
-        store = PRStore(_NoCache())  # type: ignore[arg-type]
-    else:
-        store = _reader(path, settings) or _store(path, settings=settings, profile=profile)
+    # help reads no cache; the commands' parameters do not need one either
+    store = PRStore(_NoCache()) if name == "help" else _store(path, settings=settings, profile=profile)  # type: ignore[arg-type]
     inv = Invocation(
         command=name,
         args=words,
@@ -210,16 +208,6 @@ class _NoCache:
 
     def close(self) -> None:
         return
-
-
-def _reader(path: Path, settings: ReadSettings | Settings) -> PRStore | None:
-    """The cache opened for a one-shot read without sqlite-utils (``storage.reader``), or None
-    when it needs the full check (which migrates or reports it)."""
-    from storage.prs import PRStore
-    from storage.reader import open_current
-
-    cache = open_current(path, lock_timeout=settings.prdigest_lock_timeout)
-    return PRStore(cache) if cache is not None else None  # type: ignore[arg-type]
 
 
 def command_help(spec: CommandSpec) -> str:
