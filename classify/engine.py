@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from classify.matchers import Gated
 from classify.models import Classification, FileChange, Flag, FlagKind, PullRequest, ScorePart
-from classify.rules import Compiled, Profile, RuleMatchers
+from classify.profile import Compiled, Profile, RuleMatchers
 from classify.text import clean_body, gist, highlights, shorten
 from classify.titles import norm, parse_title, split_tag
 

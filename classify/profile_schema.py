@@ -2,7 +2,7 @@
 
 Imported only when a profile is compiled (``classify.rules.load_profile`` on a miss of its
 caches): the schema is ~20 pydantic models whose classes cost more to build than a one-shot read
-spends on its answer. ``classify.rules`` holds the compiled ``Profile`` itself.
+spends on its answer. ``classify.profile`` holds the compiled ``Profile`` itself.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from classify.matchers import (
     parse_keyword,
 )
 from classify.models import FLAG_KINDS
-from classify.rules import (
+from classify.profile import (
     _NAME,
     LANGS,
     PROFILES_DIR,

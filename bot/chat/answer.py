@@ -15,7 +15,7 @@ from commands.locale import t
 from commands.model import Invocation, NotCached, Reply
 from commands.registry import Context, dispatch
 
-if TYPE_CHECKING:  # the CLI's one-shot reads import this module without pydantic (bot.config.read_settings)
+if TYPE_CHECKING:
     from bot.config.settings import Settings
 
 

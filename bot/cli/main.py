@@ -22,8 +22,7 @@ from commands.formats import FORMATS
 from commands.locale import t
 
 if TYPE_CHECKING:
-    from bot.config.profile_cache import ProfileChoice
-    from bot.config.read_settings import ReadSettings
+    from bot.config.profile import ProfileChoice
     from bot.config.settings import Settings
     from classify.rules import Profile
     from commands.model import Reply
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
 
 # Everything else is imported where it is used: `prdigest --help` lists the commands from the
 # registry's table and the locale alone (no pydantic, no settings, no rule profile, no SQLite),
-# and a one-shot read imports only its own command (issue 14, point 1).
+# and a one-shot read imports only its own command: the start is most of its time.
 
 DEMO_DB = Path("prdigest-demo.db")
 
@@ -46,26 +45,14 @@ def _settings() -> Settings:
         raise UserError(str(exc)) from None
 
 
-def _read_settings() -> ReadSettings | Settings:
-    """The settings of a one-shot read: without pydantic when every value it uses is plainly
-    valid (``bot.config.read_settings``), else all of them checked (the one-line error of a wrong one)."""
-    from bot.config.read_settings import read_settings
-
-    return read_settings() or _settings()
-
-
-def _has_token(settings: ReadSettings | Settings) -> bool:
-    from bot.config.read_settings import ReadSettings
-
-    if isinstance(settings, ReadSettings):
-        return settings.has_github_token
+def _has_token(settings: Settings) -> bool:
     from bot.config.settings import secret
 
     return bool(secret(settings.github_token))
 
 
 def _profile(settings: ProfileChoice) -> Profile:
-    from bot.config.profile_cache import active_profile
+    from bot.config.profile import active_profile
     from classify.rules import ProfileError
 
     try:
@@ -87,7 +74,7 @@ def _store(
     path: Path,
     *,
     create: bool = False,
-    settings: ReadSettings | Settings | None = None,
+    settings: Settings | None = None,
     profile: Profile | None = None,
 ) -> PRStore:
     """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they
@@ -160,13 +147,12 @@ def run_command(
     options: dict[str, object] | None = None,
     now: datetime | None = None,
 ) -> Reply:
-    from bot.config.read_settings import ReadSettings
     from bot.config.runtime import settle_heap
     from commands.model import Invocation
     from commands.registry import Context, dispatch, load
     from storage.prs import PRStore
 
-    settings = _read_settings()
+    settings = _settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
     # help reads no cache; the commands' parameters do not need one either
@@ -193,10 +179,9 @@ def run_command(
         # `pr` of a PR the cache lacks: fetch and store it through a writer's connection
         from bot.chat.answer import answer
 
-        full = _settings() if isinstance(settings, ReadSettings) else settings
         store.db.close()
-        ctx = Context(store=_store(path, settings=full, profile=profile), profile=profile)
-        reply = answer(inv, ctx, full)
+        ctx = Context(store=_store(path, settings=settings, profile=profile), profile=profile)
+        reply = answer(inv, ctx, settings)
     return reply
 
 
@@ -307,7 +292,7 @@ def terminal_help(click_ctx: click.Context, words: tuple[str, ...], fmt: str, la
     group = root.command
     assert isinstance(group, LazyGroup)
     names = group.list_commands(root)
-    language = lang or _read_settings().prdigest_lang
+    language = lang or _settings().prdigest_lang
     if words:
         name = words[0].lower().removeprefix("/")
         if name not in names:

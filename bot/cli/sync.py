@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 import click
 
 from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
-from bot.config.profile_cache import active_profile
+from bot.config.profile import active_profile
 from bot.config.settings import ConfigError, Settings, load_settings
 from bot.ingest import github as gh
 from bot.ingest import gitlog

@@ -23,6 +23,6 @@ def test_every_value_env_example_ships_is_the_default(monkeypatch: pytest.Monkey
         if line and not line.startswith("#") and line.split("=", 1)[1].strip()
     ]
     assert "PRDIGEST_DB" in filled and "PRDIGEST_PORT" in filled  # it does ship values, not only names
-    copied = Settings(_env_file=ROOT / ".env.example").model_dump()
-    defaults = Settings(_env_file=None).model_dump()
+    copied = Settings(_env_file=ROOT / ".env.example").as_dict()
+    defaults = Settings(_env_file=None).as_dict()
     assert copied == defaults

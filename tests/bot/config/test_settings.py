@@ -1,5 +1,5 @@
-"""Settings read from the environment and .env without pydantic-settings (bot.config.settings): the same
-precedence, parsing and one-line errors pydantic-settings gave (checked side by side against it
+"""Settings read from the environment and .env (bot.config.settings, one reader for every command):
+the precedence, parsing and one-line errors pydantic-settings gave (checked side by side against it
 when it was replaced; these tests pin the behaviour)."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.config.read_settings import read_settings
 from bot.config.settings import ConfigError, load_settings, secret
 
 DOTENV = """\
@@ -74,57 +73,68 @@ def test_a_wrong_value_is_one_line_naming_the_variable(
     assert str(caught.value).startswith(line) and "\n" not in str(caught.value)
 
 
-_READ_FIELDS = (
-    "prdigest_db",
-    "prdigest_repo",
-    "prdigest_rules",
-    "prdigest_profile",
-    "prdigest_timezone",
-    "prdigest_lang",
-    "prdigest_lock_timeout",
-)
-
-
 @pytest.mark.parametrize(
-    "env",
+    ("name", "value", "line"),
     [
-        {},
-        {"PRDIGEST_DB": "x.db", "PRDIGEST_RULES": "mine.toml", "PRDIGEST_PROFILE": "generic"},
-        {"PRDIGEST_LOCK_TIMEOUT": "2.5", "GITHUB_TOKEN": "  "},
-        {"prdigest_repo": "e/f g/h e/f"},
+        (
+            "PRDIGEST_LOCK_TIMEOUT",
+            "90000",
+            "PRDIGEST_LOCK_TIMEOUT: Input should be less than or equal to 86400",
+        ),
+        ("PRDIGEST_LOCK_TIMEOUT", "0", "PRDIGEST_LOCK_TIMEOUT: Input should be greater than 0"),
+        ("PRDIGEST_LOCK_TIMEOUT", "abc", "PRDIGEST_LOCK_TIMEOUT: Input should be a valid number"),
+        ("PRDIGEST_PORT", "abc", "PRDIGEST_PORT: Input should be a valid integer"),
+        ("PRDIGEST_PORT", "3.5", "PRDIGEST_PORT: Input should be a valid integer"),
+        ("PRDIGEST_PORT", "0", "PRDIGEST_PORT: Input should be greater than or equal to 1"),
+        ("PRDIGEST_CATCHUP", "400", "PRDIGEST_CATCHUP: Input should be less than or equal to 336"),
+        ("PRDIGEST_SYNC_EVERY", "-1", "PRDIGEST_SYNC_EVERY: Input should be greater than or equal to 0"),
+        ("PRDIGEST_SLACK_API_URL", "http://slack.example.com/api/", "PRDIGEST_SLACK_API_URL"),
     ],
 )
-def test_the_read_paths_settings_are_those_of_settings(
-    home: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str]
-) -> None:
-    """``bot.config.read_settings`` (no pydantic: one-shot reads) reads what ``load_settings`` reads."""
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    quick, full = read_settings(), load_settings()
-    assert quick is not None
-    assert {n: getattr(quick, n) for n in _READ_FIELDS} == {n: getattr(full, n) for n in _READ_FIELDS}
-    assert quick.default_repo == full.default_repo
-    assert quick.has_github_token == bool(secret(full.github_token))
-
-
-@pytest.mark.parametrize(
-    ("name", "value"),
-    [
-        ("PRDIGEST_LANG", "fr"),
-        ("PRDIGEST_TIMEZONE", "Mars/Base"),
-        ("PRDIGEST_REPO", "nope"),
-        ("PRDIGEST_LOCK_TIMEOUT", "-1"),
-        ("PRDIGEST_LOCK_TIMEOUT", "1e2"),  # valid for pydantic, not in the plain form: it decides
-        ("PRDIGEST_LOCK_TIMEOUT", "90000"),
-    ],
-)
-def test_a_doubtful_value_is_left_to_settings(
-    home: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str
+def test_numbers_and_urls_are_checked_as_pydantic_checked_them(
+    home: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str, line: str
 ) -> None:
     monkeypatch.setenv(name, value)
-    assert read_settings() is None
+    with pytest.raises(ConfigError) as caught:
+        load_settings()
+    assert str(caught.value).startswith(line) and "\n" not in str(caught.value)
 
 
-def test_a_bare_name_in_dotenv_is_left_to_settings(home: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "value", "field", "expected"),
+    [
+        ("PRDIGEST_LOCK_TIMEOUT", "1e2", "prdigest_lock_timeout", 100.0),
+        ("PRDIGEST_PORT", "4000.0", "prdigest_port", 4000),
+        ("PRDIGEST_PORT", "4_000", "prdigest_port", 4000),
+        (
+            "PRDIGEST_DISCORD_API_URL",
+            "https://discord.example/api/",
+            "prdigest_discord_api_url",
+            "https://discord.example/api",
+        ),
+    ],
+)
+def test_values_pydantic_accepted_are_accepted(
+    home: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str, field: str, expected: object
+) -> None:
+    monkeypatch.setenv(name, value)
+    assert getattr(load_settings(), field) == expected
+
+
+def test_a_bare_name_in_dotenv_is_one_line(home: Path) -> None:
     (home / ".env").write_text("PRDIGEST_LANG\n", encoding="utf-8")
-    assert read_settings() is None
+    with pytest.raises(ConfigError, match=r"^PRDIGEST_LANG: Input should be 'en' or 'zh'$"):
+        load_settings()
+
+
+def test_tokens_never_show_in_a_repr(home: Path) -> None:
+    s = load_settings()
+    assert "ghp_x" not in repr(s) and "ghp_x" not in str(s.github_token)
+    assert secret(s.github_token) == "ghp_x#kept"
+
+
+def test_an_unknown_keyword_is_a_programming_error() -> None:
+    from bot.config.settings import Settings
+
+    with pytest.raises(TypeError, match="prdigest_colour"):
+        Settings(_env_file=None, prdigest_colour="blue")
