@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from classify.models import FLAG_KINDS
+from classify.models import FLAG_KINDS, ListedPR
 from commands import params as P
 from commands.common import pr_ref, pr_tags, profile_note
 from commands.locale import flag_label, t
@@ -10,13 +10,12 @@ from commands.locale.evidence import evidence_text
 from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply
 from commands.period import Period
 from commands.registry import Context, command
-from storage.prs import StoredPR
 
 MAX_LISTED = 100  # PRs shown for one kind (the JSON data always has every one)
 OVERVIEW_LISTED = 20  # PRs shown per kind by `risks all`, an overview that points to the full lists
 
 
-def _evidence(item: StoredPR, kind: str) -> list[str]:
+def _evidence(item: ListedPR, kind: str) -> list[str]:
     """The stored evidence (JSON: stable, as the classifier wrote it)."""
     if kind == "all":
         return [f"{f.kind}: {'; '.join(f.evidence)}" for f in item.cls.flags]
@@ -24,7 +23,7 @@ def _evidence(item: StoredPR, kind: str) -> list[str]:
     return list(flag.evidence) if flag else []
 
 
-def _shown(item: StoredPR, kind: str, lang: str) -> list[str]:
+def _shown(item: ListedPR, kind: str, lang: str) -> list[str]:
     """The evidence as a reader sees it: translated, nothing that only repeats the title."""
     flag = item.cls.flag(kind)  # type: ignore[arg-type]
     if flag is None:
@@ -57,7 +56,7 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
         none = "risks.none_all" if kind == "all" else "risks.none"  # not "PRs with all flags at once"
         blocks.append(Paragraph(text=t(lang, none, kind=kind_text, period=period.shown(lang))))
     else:
-        groups: dict[str, list[StoredPR]] = {kind: items} if kind != "all" else {}
+        groups: dict[str, list[ListedPR]] = {kind: items} if kind != "all" else {}
         if kind == "all":
             for s in items:  # one pass; items are already in score order
                 for f in s.cls.flags:

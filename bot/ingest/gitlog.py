@@ -37,7 +37,7 @@ try:
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
-from classify.models import ChangeType, FileChange, PullRequest, unchecked
+from classify.models import ChangeType, FileChange, PullRequest
 
 # "Title (#123)", and "Title(#123)" as some squash subjects are written (…requirements(#8747))
 _SQUASH = re.compile(r"^(?P<title>.*\S)\s*\(#(?P<num>\d+)\)\s*$")
@@ -295,15 +295,13 @@ def _parse_changes(tokens: list[bytes]) -> list[FileChange]:
     return files
 
 
-_new_file = unchecked(FileChange)  # by position: path, additions, deletions, change_type, previous_path
-
-
 def _file_change(
     path: str, additions: int, deletions: int, change: ChangeType, previous: str | None
 ) -> FileChange:
-    """A FileChange from values git gave (counts are digits, the type comes from ``_RAW_TYPES``), so
-    they are valid by construction: built without the checking constructor."""
-    return _new_file(path, additions, deletions, change, previous)
+    """A FileChange from values git gave (counts are digits, the type comes from ``_RAW_TYPES``)."""
+    return FileChange(
+        path=path, additions=additions, deletions=deletions, change_type=change, previous_path=previous
+    )
 
 
 def _put(out: queue.Queue[bytes | None], item: bytes | None, stop: threading.Event) -> None:

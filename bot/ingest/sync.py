@@ -31,10 +31,10 @@ from typing import Any
 from bot.ingest import github as gh
 from bot.ingest import github_queries as queries
 from bot.ingest import gitlog
-from classify.models import Classification, PullRequest
+from classify.models import Classification, PullRequest, StoredPR
 from storage import fts, sync_state
 from storage.db import StoreError
-from storage.prs import PRStore, StoredPR, UpsertCounts, iso, parse_iso
+from storage.prs import PRStore, UpsertCounts, iso, parse_iso
 from storage.sync_state import SyncState
 
 DEFAULT_LOOKBACK = timedelta(weeks=12)

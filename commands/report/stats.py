@@ -19,14 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from classify.models import FLAG_KINDS
+from classify.key_prs import key_count, key_numbers, select_key, with_period_parts
+from classify.models import FLAG_KINDS, ListedPR, StoredPR
 from classify.rules import Profile
-from commands.common import key_count, key_numbers, select_key, with_period_parts
 from commands.period import Period
 from commands.report.themes import Theme, describe, find_themes, rebind, theme_parts
 from commands.title_keys import title_stamp
 from storage.aggregates import TitleCounts
-from storage.prs import PRStore, StoredPR, TagFilter
+from storage.prs import PRStore, TagFilter
 
 COMPARE_WEEKS = 4
 COUNT_KEYS = ("merged", "key", *FLAG_KINDS)
@@ -72,7 +72,7 @@ class Comparison:
 class DigestStats:
     repo: str
     period: Period
-    prs: list[StoredPR]
+    prs: list[ListedPR]
     key: set[int]
     previous: list[Window]
     modules_filter: tuple[str, ...] = ()
@@ -86,8 +86,8 @@ class DigestStats:
     """with a module filter: every PR merged in the period, to say how many the filter left out"""
     reverted: dict[int, StoredPR] = field(default_factory=dict)
     """revert PR number → the PR it reverted, when that PR is in the cache"""
-    _flagged: dict[str, list[StoredPR]] | None = field(default=None, repr=False)
-    _ranked: list[StoredPR] | None = field(default=None, repr=False)
+    _flagged: dict[str, list[ListedPR]] | None = field(default=None, repr=False)
+    _ranked: list[ListedPR] | None = field(default=None, repr=False)
     _modules: Counter[str] | None = field(default=None, repr=False)
 
     @property
@@ -98,17 +98,17 @@ class DigestStats:
     def compared(self) -> bool:
         return bool(self.previous)
 
-    def flagged(self, kind: str) -> list[StoredPR]:
+    def flagged(self, kind: str) -> list[ListedPR]:
         """PRs with a flag, most important first (indexed once per digest)."""
         if self._flagged is None:
-            index: dict[str, list[StoredPR]] = {}
+            index: dict[str, list[ListedPR]] = {}
             for s in self.ranked():
                 for f in s.cls.flags:
                     index.setdefault(f.kind, []).append(s)
             self._flagged = index
         return list(self._flagged.get(kind, []))
 
-    def ranked(self) -> list[StoredPR]:
+    def ranked(self) -> list[ListedPR]:
         """The period's PRs, most important first (sorted once per digest; a copy)."""
         if self._ranked is None:
             self._ranked = sorted(self.prs, key=rank_key)
@@ -133,11 +133,11 @@ class DigestStats:
         return {m: c / n for m, c in total.items()}
 
 
-def rank_key(s: StoredPR) -> tuple[float, int]:
+def rank_key(s: ListedPR) -> tuple[float, int]:
     return (-s.cls.score, -s.pr.number)
 
 
-def module_tally(prs: Sequence[StoredPR]) -> Counter[str]:
+def module_tally(prs: Sequence[ListedPR]) -> Counter[str]:
     """How many of ``prs`` touch each module (a PR counts once per module, as in the module table)."""
     return Counter(itertools.chain.from_iterable(dict.fromkeys(s.cls.modules) for s in prs))
 
@@ -287,7 +287,7 @@ def gather(
     return stats
 
 
-def _reverted(store: PRStore, repo: str, reverts: Sequence[StoredPR]) -> dict[int, StoredPR]:
+def _reverted(store: PRStore, repo: str, reverts: Sequence[ListedPR]) -> dict[int, StoredPR]:
     """The PRs the period's reverts undo (named as ``#123`` in their evidence), from the cache."""
     out: dict[int, StoredPR] = {}
     for s in reverts:

@@ -19,11 +19,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from classify.models import ListedPR
 from classify.rules import Profile, classifier_code_hash
 from commands.period import Period, week_of
 from commands.report.themes import Theme
 from storage import storylines as stored
-from storage.prs import PRStore, StoredPR
+from storage.prs import PRStore
 
 
 @functools.cache
@@ -71,7 +72,7 @@ def dumps(themes: Sequence[Theme]) -> str:
     )
 
 
-def loads(text: str, prs: Sequence[StoredPR]) -> list[Theme] | None:
+def loads(text: str, prs: Sequence[ListedPR]) -> list[Theme] | None:
     """The themes of ``dumps`` bound to ``prs`` (None when one of their PRs is not among them)."""
     by_number = {s.pr.number: s for s in prs}
     out = []
@@ -120,7 +121,7 @@ class StoredStorylines:
         """What an entry must carry to be current: the days' stamps and the covered windows."""
         return f"windows={windows};{self.stamp}"
 
-    def themes(self, windows: int, prs: Sequence[StoredPR], find: Callable[[], list[Theme]]) -> list[Theme]:
+    def themes(self, windows: int, prs: Sequence[ListedPR], find: Callable[[], list[Theme]]) -> list[Theme]:
         """The stored storylines when they are current, else ``find()``'s, stored for next time."""
         stamp = self.entry_stamp(windows)
         db, p = self.store.db, self.period

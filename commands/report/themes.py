@@ -65,7 +65,7 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from classify.engine import is_bot
-from classify.models import ScorePart
+from classify.models import ListedPR, ScorePart
 from classify.rules import Profile
 from classify.titles import is_series_marker, norm, parse_title, split_tag
 from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, stem, topic_text
@@ -75,7 +75,6 @@ from commands.locale import t
 from commands.locale.words import avg_text
 from commands.title_keys import title_stamp
 from storage.aggregates import TitleCounts
-from storage.prs import StoredPR
 
 MAX_THEMES = 7
 SPARE_THEMES = 3  # stories found beyond those told, so that the best standing ones are told
@@ -129,7 +128,7 @@ class Theme:
     """``burst`` (new against the earlier windows), ``series`` (a tag or a numbered series),
     ``module`` (a profile module) or ``topic`` (shared words)"""
     name: Mapping[str, str]
-    prs: list[StoredPR]
+    prs: list[ListedPR]
     """every PR of the story, key PRs first, then by score"""
     module: str | None = None
     """the profile module it is, when it is one"""
@@ -459,7 +458,7 @@ def _topic_key(source: str, key: str) -> str:
     return f"{'word' if source in ('name', 'phrase') else source}:{key}"
 
 
-def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
+def _topics(prs: Sequence[ListedPR], vocab: _Vocabulary) -> dict[str, _Topic]:
     """Every title topic shared by at least two PRs, with its PRs and how much each is about it.
 
     Two passes over the period's title features (``_Vocabulary.filed``): one collecting its tags
@@ -563,7 +562,7 @@ def _works_in(files: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
     return tuple((place, n / len(files)) for place, n in per.items() if n / len(files) >= PLACE_SHARE)
 
 
-def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[str, dict[int, float]]:
+def _places(prs: Sequence[ListedPR], paths: Mapping[int, Sequence[str]]) -> dict[str, dict[int, float]]:
     """Where the period's PRs work: place → {PR: share of its files there}, for the PRs with at
     least ``PLACE_SHARE`` of their files there. A place one PR in ten works in is a package, not a
     subsystem (``models/`` in vLLM), nor is one named like the repository
@@ -687,12 +686,12 @@ class _History:
 # -- the greedy cover ------------------------------------------------------------------------------------
 
 
-def _weight(s: StoredPR) -> float:
+def _weight(s: ListedPR) -> float:
     """A PR's weight in a theme's strength: its key-PR score, so docs and CI chores weigh little."""
     return max(0.1, 1.0 + s.cls.score / 3.0)
 
 
-def _specific_files(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[int, frozenset[str]]:
+def _specific_files(prs: Sequence[ListedPR], paths: Mapping[int, Sequence[str]]) -> dict[int, frozenset[str]]:
     """Each PR's files that some other PR of the period touches too, but not one in ten of them:
     the files that can tie a story together (``setup.py`` or ``src/common.h`` tie everything)."""
     files = [(s.pr.number, frozenset(paths.get(s.pr.number, ()))) for s in prs]
@@ -703,7 +702,7 @@ def _specific_files(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]])
 
 
 def find_themes(
-    prs: Sequence[StoredPR],
+    prs: Sequence[ListedPR],
     profile: Profile,
     previous: Sequence[Sequence[str]] | TitleCounts = (),
     paths: Mapping[int, Sequence[str]] | None = None,
@@ -841,7 +840,7 @@ def _main_directory(files: Sequence[str]) -> str:
 def _ordinary(
     tp: _Topic,
     history: _History,
-    by_number: Mapping[int, StoredPR],
+    by_number: Mapping[int, ListedPR],
     paths: Mapping[int, Sequence[str]],
     places: Mapping[str, Mapping[int, float]],
 ) -> bool:
@@ -966,7 +965,7 @@ def _theme(
     joined: list[_Topic],
     members: set[int],
     namer: _Topic,
-    by_number: Mapping[int, StoredPR],
+    by_number: Mapping[int, ListedPR],
     topics: Mapping[str, _Topic],
     vocab: _Vocabulary,
     history: _History,
@@ -1086,7 +1085,7 @@ def _namer(
 
 def _name(
     namer: _Topic,
-    prs: Sequence[StoredPR],
+    prs: Sequence[ListedPR],
     vocab: _Vocabulary,
     topics: Mapping[str, _Topic],
     members: set[int],
@@ -1173,7 +1172,7 @@ def _sentence_case(text: str) -> str:
     return f"{first} {rest}" if rest else first
 
 
-def _where(prs: Sequence[StoredPR], profile: Profile) -> dict[str, str] | None:
+def _where(prs: Sequence[ListedPR], profile: Profile) -> dict[str, str] | None:
     """The label of the module most of a theme's PRs touch (the catch-all aside), or None."""
     tally = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules) if m != profile.catch_all_module)
     if not tally:
@@ -1186,7 +1185,7 @@ _FILE_NAME = re.compile(r"[\w\-/]+\.[A-Za-z]{1,5}")  # requirements_dev.txt, set
 
 
 def _file_subject(
-    name: str, prs: Sequence[StoredPR], profile: Profile, paths: Mapping[int, Sequence[str]]
+    name: str, prs: Sequence[ListedPR], profile: Profile, paths: Mapping[int, Sequence[str]]
 ) -> dict[str, str] | None:
     """A file name as a theme's name becomes the subject it belongs to: the label of the profile
     module whose path rules hold the file, as the theme's PRs change it (``requirements_dev.txt`` →
@@ -1224,7 +1223,7 @@ def _attributive(text: str) -> str:
 
 def _headed(
     namer: _Topic,
-    prs: Sequence[StoredPR],
+    prs: Sequence[ListedPR],
     vocab: _Vocabulary,
     topics: Mapping[str, _Topic],
     members: set[int],
@@ -1272,7 +1271,7 @@ def _noun_like(word: str) -> bool:
 
 def _spelt_out(
     short: str,
-    prs: Sequence[StoredPR],
+    prs: Sequence[ListedPR],
     vocab: _Vocabulary,
     topics: Mapping[str, _Topic],
     paths: Mapping[int, Sequence[str]],
@@ -1304,7 +1303,7 @@ def _spelt_out(
     return display_case(anywhere.most_common(1)[0][0]) if anywhere else None
 
 
-def _action(prs: Sequence[StoredPR]) -> str | None:
+def _action(prs: Sequence[ListedPR]) -> str | None:
     """The action a series' titles mostly share (``ACTION_SHARE``, ``MIN_PRS`` at least): said by
     their leading verb ("Migrate X to Y") or, when that names none, declared by the conventional-commit
     type when it is a refactor ("refactor: require run in …" → "run refactoring")."""
@@ -1386,7 +1385,7 @@ def _standing_of(theme: Theme) -> float:
     return theme.strength if theme.standing is None else theme.standing
 
 
-def rebind(themes: Sequence[Theme], prs: Sequence[StoredPR]) -> list[Theme]:
+def rebind(themes: Sequence[Theme], prs: Sequence[ListedPR]) -> list[Theme]:
     """The themes holding ``prs``' objects for their numbers (after their scores were updated)."""
     by_number = {s.pr.number: s for s in prs}
     return [replace(th, prs=[by_number.get(s.pr.number, s) for s in th.prs]) for th in themes]
@@ -1433,7 +1432,7 @@ def join(lang: str, items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def kind_counts(prs: Sequence[StoredPR]) -> list[tuple[str, int]]:
+def kind_counts(prs: Sequence[ListedPR]) -> list[tuple[str, int]]:
     """The kinds a theme's sentence names: its three commonest, then every other PR as "other"."""
     counts = Counter(s.cls.kind for s in prs).most_common()
     shown = [(k, n) for k, n in counts if k != "other"][:3]
@@ -1441,7 +1440,7 @@ def kind_counts(prs: Sequence[StoredPR]) -> list[tuple[str, int]]:
     return shown + ([("other", rest)] if rest else [])
 
 
-def _kinds(prs: Sequence[StoredPR], profile: Profile, lang: str) -> str:
+def _kinds(prs: Sequence[ListedPR], profile: Profile, lang: str) -> str:
     parts = []
     for kind, n in kind_counts(prs):
         key = f"theme.kind.{kind}"
