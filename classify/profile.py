@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from classify.titles import norm
 
 if TYPE_CHECKING:
+    from classify.flag_spec import FlagsSpec
     from classify.matchers import Gated, GatedGroup, KeywordIndex
     from classify.models import ScorePart
-    from classify.profile_schema import FlagsSpec
     from classify.score_spec import ScoreSpec
 
 PROFILES_DIR = Path(__file__).with_name("profiles")

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from classify.flag_spec import FlagsSpec
 from classify.matchers import (
     Gated,
     GatedGroup,
@@ -74,66 +75,6 @@ class ModuleSpec(_RuleSpec):
 
 class KindSpec(_RuleSpec):
     prefixes: Strs = []
-
-
-class CorePathSpec(_Section):
-    enabled: bool = True
-    globs: Strs = []
-    exclude: Strs = []
-    max_evidence: Annotated[int, Field(ge=1, le=100)] = 5
-
-
-# Schema defaults are deliberately bare: a profile that leaves out [kinds], a [flags.*] table or
-# [score] gets the generic profile's (see _with_generic_defaults), so the defaults live in one
-# readable TOML file rather than twice.
-
-
-class MissingTestsSpec(_Section):
-    enabled: bool = True
-    min_source_lines: Annotated[int, Field(ge=1)] = 50
-    source_globs: Strs = []
-    test_globs: Strs = []
-    exempt_globs: Strs = []
-    exempt_kinds: Strs = []
-
-
-class BreakingSpec(_Section):
-    enabled: bool = True
-    labels: Strs = []
-    tags: Strs = []
-    conventional_bang: bool = True
-    patterns: Strs = []
-    ignore: Strs = []
-
-
-class DependencySpec(_Section):
-    enabled: bool = True
-    globs: Strs = []
-    exclude: Strs = []
-    patterns: Strs = []
-    max_evidence: Annotated[int, Field(ge=1, le=100)] = 5
-
-
-class LargeSpec(_Section):
-    enabled: bool = True
-    lines: Annotated[int, Field(ge=1)] = 1000
-    files: Annotated[int, Field(ge=1)] = 30
-    ignore: Strs = []
-
-
-class RevertSpec(_Section):
-    enabled: bool = True
-    title_patterns: Strs = []
-    body_patterns: Strs = []
-
-
-class FlagsSpec(_Section):
-    core_path: CorePathSpec = Field(default=CorePathSpec(), alias="core-path")
-    missing_tests: MissingTestsSpec = Field(default=MissingTestsSpec(), alias="missing-tests")
-    breaking: BreakingSpec = BreakingSpec()
-    dependency: DependencySpec = DependencySpec()
-    large: LargeSpec = LargeSpec()
-    revert: RevertSpec = RevertSpec()
 
 
 class ProfileSpec(_Section):
