@@ -23,7 +23,7 @@
    stored storylines" is timed after a fill pass (what ``serve`` does in the background after it
    starts: every closed week's storylines stored in the cache, ``commands.report.stored_themes.fill``;
    the pass is timed and reported) and answers as a filled server does: digest cache, then the
-   stored storylines. The targets are issue 14's: p50 of ``pr``
+   stored storylines. The targets: p50 of ``pr``
    ≤ 1 ms, of ``risks``/``search`` ≤ 2 ms, of a week's ``digest`` ≤ 25 ms with p99 ≤ 50 ms.
 4. Time ``reclassify`` over the whole cache: with the profile it was classified with (nothing to
    re-run), with a profile whose version differs (every row re-run and rewritten, the worst case),
@@ -75,14 +75,14 @@ from storage.prs import PRStore
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 NOW = DEMO_END + timedelta(hours=9)  # Monday morning after the latest full week
-# (p50, p99) targets in ms, issue 14 point 2 (None: no target for that percentile)
+# (p50, p99) targets in ms (None: no target for that percentile)
 TARGETS_MS: dict[str, tuple[float, float | None]] = {
     "pr": (1.0, None),
     "risks": (2.0, None),
     "search": (2.0, None),
     "digest": (25.0, 50.0),
 }
-RECLASSIFY_TARGET_S = 30.0  # every row re-run (issue 14, point 3)
+RECLASSIFY_TARGET_S = 30.0  # every row re-run
 UNCHANGED_TARGET_S = 2.0  # nothing to re-run: the profile's content hash is on every row
 SEARCH_WORDS = (
     "AutoWeightsLoader",

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from storage.prs import PRStore
 
 # A week's digest holds its ~400 PRs, themes and comparison (~3 MB on the 200,000-PR benchmark): 8 per
-# command thread keep `serve` well inside its memory budget (issue 14, point 5).
+# command thread keep `serve` well inside its memory budget (150 MB of heap: bench/memory.py).
 MAX_ENTRIES = 8
 # periods that ended this long before the question are computed, not kept (see "Admission"): the
 # last four weeks and a day, so every Monday's "last week" and the comparisons people page back to

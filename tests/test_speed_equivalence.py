@@ -1,4 +1,4 @@
-"""Speed changes no answer (issue 14, point 6).
+"""Speed changes no answer.
 
 The digest, risks and search JSON of every demo week are computed twice: the fast way (the
 write-time aggregates of ``storage.aggregates``, the server's closed-period ``DigestCache`` and

@@ -1,5 +1,5 @@
 """The digest a team lead can post unedited: its numbers agree with its tables and JSON, its
-periods are compared fairly, it is short, and its Chinese is Chinese (issue 13, points 4–8)."""
+periods are compared fairly, it is short, and its Chinese is Chinese."""
 
 from __future__ import annotations
 
@@ -458,7 +458,7 @@ def test_chinese_risks_and_pr_are_chinese(run: RunFn) -> None:
             assert leak not in text, (leak, reply.command)
 
 
-# -- wording a team lead posts unedited (review finding 20) ----------------------------------------------
+# -- wording a team lead posts unedited ----------------------------------------------------------------
 
 
 def _summary(reply: Reply) -> str:

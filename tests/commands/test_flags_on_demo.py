@@ -1,4 +1,4 @@
-"""Quiet, precise flags on the demo history (issue 13, point 3): core-path is the engine's hot
+"""Quiet, precise flags on the demo history: core-path is the engine's hot
 path, and every flag's evidence names what matters — never the PR's title again."""
 
 from __future__ import annotations

@@ -618,7 +618,7 @@ def test_a_declared_refactor_series_is_named_a_refactoring_but_a_declared_fix_on
 
 
 def test_a_theme_name_never_begins_with_a_verb_of_change(generic: Profile) -> None:
-    """ "Tune Triton config tuning" and "skipped AMD" (review finding 19): the phrase naming a
+    """ "Tune Triton config tuning" and "skipped AMD" (names a reviewer met): the phrase naming a
     story may start with a title's verb; the name is the subject after it, with the series' action
     ("Zqtriton zqblock tuning"). A participle that changes nothing ("Fused MoE") is no verb of change."""
     from commands.report.themes import _name, _Topic, _vocabulary

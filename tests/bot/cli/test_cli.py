@@ -235,8 +235,8 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 
 @pytest.mark.parametrize("argv", [["--help"], ["digest", "--help"], ["digest", "--nope"], ["help"]])
 def test_help_and_usage_errors_import_no_database_or_network_code(argv: list[str], tmp_path: Path) -> None:
-    """A one-shot answer that needs no cache loads no SQLite, sqlite-utils or HTTP client (issue 14,
-    point 1: start-up is most of what a terminal user waits for)."""
+    """A one-shot answer that needs no cache loads no SQLite, sqlite-utils or HTTP client (start-up
+    is most of what a terminal user waits for)."""
     run = subprocess.run(
         [sys.executable, "-c", _MODULES_AFTER_HELP, *argv],
         capture_output=True,
@@ -307,7 +307,7 @@ def test_a_read_from_the_cached_profile_builds_no_rule_schema(
 ) -> None:
     """With the compiled profile in the cache directory, a one-shot read uses its plain part (names,
     labels, module words) and never imports the TOML schema's pydantic models or the compiler
-    (``classify.profile_schema``, ~13 ms of a start; issue 14, point 1)."""
+    (``classify.profile_schema``, ~13 ms of a start)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
     run = partial(subprocess.run, capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
     first = run([sys.executable, "-c", _MODULES_AFTER_HELP, *argv, "--db", str(demo_db)])

@@ -1,5 +1,5 @@
 """`.env.example` as it ships: every value filled in is the default (the README says so), so a copy
-changes nothing until the reader edits it (review finding 15)."""
+changes nothing until the reader edits it."""
 
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ def test_parallel_reclassify_equals_the_in_process_one(
 
 
 def _reference(name: str) -> tuple[dict[int, str], list[tuple[str, int, str, str, str]]]:
-    """What the code before the set-based reclassify stored (issue 14, point 3; commit 36acb18):
+    """What the code before the set-based reclassify stored (commit 36acb18):
     one ``classify`` per PR, its columns serialised through ``dataclasses.asdict`` and
     ``json.dumps``, hashed over the sorted JSON, and a tag row per module and flag kind. Computed
     here, independently of ``storage.prs``' hand-written serialiser, so a profile edit needs no
@@ -175,7 +175,7 @@ def test_reclassify_after_an_import_reaches_the_same_rows(demo_db: Path, profile
     assert _snapshot(demo_db) == before
 
 
-# -- only rows not classified with the profile's content are re-run (issue 14, point 3) ------------
+# -- only rows not classified with the profile's content are re-run ------------------------------
 
 
 def _statements(store: PRStore) -> list[str]:
