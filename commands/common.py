@@ -11,7 +11,7 @@ from commands.locale import flag_label, t
 from commands.model import Paragraph, PRRef
 
 if TYPE_CHECKING:
-    from commands.registry import Context
+    from commands.context import Context
 
 
 def pr_ref(item: ListedPR | StoredPR) -> PRRef:

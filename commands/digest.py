@@ -7,11 +7,12 @@ from zoneinfo import ZoneInfo
 
 from commands import params as P
 from commands.common import profile_note
+from commands.context import Context
 from commands.locale import t
 from commands.locale.words import join_list, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
 from commands.period import Period, week_of
-from commands.registry import Context, command
+from commands.spec import command
 from storage.prs import TagFilter
 
 if TYPE_CHECKING:

@@ -6,6 +6,7 @@ from zoneinfo import ZoneInfo
 
 from commands import params as P
 from commands.common import pr_ref, pr_tags, stale_profile_note
+from commands.context import Context
 from commands.locale import flag_label, t
 from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_text
@@ -23,8 +24,8 @@ from commands.model import (
     Reply,
 )
 from commands.period import week_of
-from commands.registry import Context, command
 from commands.report.keys import week_view
+from commands.spec import command
 
 
 @command(

@@ -5,11 +5,12 @@ from __future__ import annotations
 from classify.models import FLAG_KINDS, ListedPR
 from commands import params as P
 from commands.common import pr_ref, pr_tags, profile_note
+from commands.context import Context
 from commands.locale import flag_label, t
 from commands.locale.evidence import evidence_text
 from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply
 from commands.period import Period
-from commands.registry import Context, command
+from commands.spec import command
 
 MAX_LISTED = 100  # PRs shown for one kind (the JSON data always has every one)
 OVERVIEW_LISTED = 20  # PRs shown per kind by `risks all`, an overview that points to the full lists

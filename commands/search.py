@@ -7,10 +7,11 @@ from typing import Any
 
 from commands import params as P
 from commands.common import pr_ref, pr_tags
+from commands.context import Context
 from commands.locale import t
 from commands.model import Block, Invocation, Paragraph, PRItem, Reply, UsageError
 from commands.period import Period
-from commands.registry import Context, command
+from commands.spec import command
 from storage.prs import PRStore
 
 _TOKEN = re.compile(r"[\w]+", re.UNICODE)

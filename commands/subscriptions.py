@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from commands import params as P
+from commands.context import Context
 from commands.locale import t
 from commands.model import Block, Bullet, BulletList, Invocation, Paragraph, Reply, UsageError
-from commands.registry import Context, command, dispatch
+from commands.spec import REGISTRY, answer, command
 from storage.prs import iso
 
 if TYPE_CHECKING:
@@ -224,7 +225,9 @@ def preview(inv: Invocation, ctx: Context, *, id: int | None) -> Reply:
         user=inv.user,
         channel=inv.channel,
     )
-    reply = dispatch(digest, ctx)
+    from commands import digest as _digest  # noqa: F401  (registers the digest command)
+
+    reply = answer(REGISTRY["digest"], digest, ctx)
     reply.title = t(sub.lang, "sub.preview", id=sub.id) + " · " + reply.title
     reply.command = "preview"
     return reply

@@ -1,0 +1,63 @@
+"""What a command may use: the cache and the active rule profile (``Context``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from classify.rules import Profile
+from commands.digest_cache import DigestCache
+from commands.model import Invocation, UsageError
+from storage.prs import PRStore
+
+CHAT_PLATFORMS = ("slack", "discord")
+
+
+@dataclass
+class Context:
+    """What a command may use: the cache and the active rule profile."""
+
+    store: PRStore
+    profile: Profile
+    digests: DigestCache | None = None
+    """closed periods' digests, kept by a long-running server (``commands.digest_cache``)"""
+    stored_storylines: bool = True
+    """closed periods' storylines read from and stored in the cache (``commands.report.stored_themes``);
+    off: found again at every digest (benchmarks, the tests that compare both)"""
+
+    def resolve_repo(self, inv: Invocation, named: str | None = None, *, cached: bool = True) -> str:
+        """The repository to answer about: ``named`` (a PR URL's), else the invocation's, else
+        the only one in the cache.
+
+        A chat front end sets ``inv.allowed_repos``: any other repository is refused before
+        anything is read or fetched. With ``cached`` (every command but ``pr``, which may fetch a
+        PR on demand) a repository the cache does not hold is refused, naming the ones it holds:
+        an empty report about a misspelt name would read as "nothing happened there".
+        """
+        wanted = named or inv.repo
+        if inv.allowed_repos is not None and wanted:
+            allowed = inv.allowed_repos or tuple(self.store.repos())
+            same = [r for r in allowed if r.lower() == wanted.lower()]
+            if not same:
+                raise UsageError("error.repo_not_served", repo=wanted[:100], repos=", ".join(allowed) or "—")
+            wanted = same[0]
+        if named:
+            return wanted or named
+        inv = replace(inv, repo=wanted) if wanted else inv
+        repos = self.store.repos()
+        if inv.repo:
+            if not cached:
+                return inv.repo
+            same = [r for r in repos if r.lower() == inv.repo.lower()]
+            if same:
+                return same[0]
+            if not repos:
+                raise UsageError("error.repo_not_cached_empty", repo=inv.repo[:100])
+            raise UsageError("error.repo_not_cached", repo=inv.repo[:100], repos=", ".join(repos))
+        if len(repos) == 1:
+            return repos[0]
+        if not repos:
+            raise UsageError("error.cache_empty")
+        chat = inv.platform in CHAT_PLATFORMS
+        raise UsageError(
+            "error.several_repos_chat" if chat else "error.several_repos", repos=", ".join(repos)
+        )
