@@ -39,8 +39,8 @@ from typing import Any
 
 from bot.ingest.load import import_file
 from classify.key_prs import ranked_numbers
+from classify.periods import Period
 from classify.rules import Profile, load_profile
-from commands.period import Period
 from commands.report.stats import DigestStats, gather
 from commands.report.themes import Theme
 from storage.db import connect

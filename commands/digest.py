@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from classify.periods import Period, week_of
 from commands import params as P
 from commands.common import profile_note
 from commands.context import Context
 from commands.locale import t
-from commands.locale.words import join_list, tn
+from commands.locale.words import join_list, period_text, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
-from commands.period import Period, week_of
 from commands.spec import command
 from storage.prs import TagFilter
 
@@ -75,7 +75,12 @@ def _empty(
     if modules and overall:
         names = ", ".join(ctx.profile.module_label(m, lang) for m in modules)
         text = tn(
-            lang, "digest.empty_filter", overall, modules=names, period=period.shown(lang), overall=overall
+            lang,
+            "digest.empty_filter",
+            overall,
+            modules=names,
+            period=period_text(period, lang),
+            overall=overall,
         )
         blocks: list[Block] = [Paragraph(text=text)]
         present = ctx.store.tag_counts(repo, "module", period.start, period.end)
@@ -88,14 +93,14 @@ def _empty(
                     text=t(
                         lang,
                         "digest.empty_modules",
-                        period=period.shown(lang),
+                        period=period_text(period, lang),
                         modules=listed,
                         period_word=word,
                     )
                 )
             )
         return blocks
-    blocks = [Paragraph(text=t(lang, "digest.empty", period=period.shown(lang)))]
+    blocks = [Paragraph(text=t(lang, "digest.empty", period=period_text(period, lang)))]
     span = ctx.store.merged_range(repo)
     if span is not None:
         # the dates and the week in the reader's zone: a PR merged late on Sunday in UTC is

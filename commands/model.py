@@ -19,7 +19,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from classify.errors import UsageError
 from commands.locale import t
+
+__all__ = ["UsageError"]
 
 Lang = Literal["en", "zh"]
 Status = Literal["ok", "usage", "not_found", "error"]
@@ -303,16 +306,8 @@ class Reply:
         return out
 
 
-class UsageError(Exception):
-    """Bad input, raised by parameter parsers and commands; the registry turns it into a usage
-    Reply in the caller's language. ``key`` names a string in ``commands/locale`` and
-    ``values`` fill it in."""
+def _english(key: str, values: Mapping[str, object]) -> str:
+    return t("en", key, **values)
 
-    def __init__(self, key: str, /, **values: object) -> None:
-        super().__init__(key)
-        self.key = key
-        self.values = values
 
-    def __str__(self) -> str:
-        """The English message (logs, tests); callers show ``t(lang, key, **values)``."""
-        return t("en", self.key, **self.values)
+UsageError.words = _english

@@ -24,10 +24,10 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from classify.models import FLAG_KINDS
+from classify.periods import is_period, parse_period, week_of
 from classify.rules import Profile
 from commands.locale import t
 from commands.model import Invocation, UsageError
-from commands.period import is_period, parse_period, week_of
 
 OptionType = Literal["string", "integer", "boolean"]
 Surface = Literal["cli", "slack", "discord"]

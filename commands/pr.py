@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
+from classify.periods import week_of
 from commands import params as P
 from commands.common import pr_ref, pr_tags, stale_profile_note
 from commands.context import Context
@@ -23,7 +24,6 @@ from commands.model import (
     PRItem,
     Reply,
 )
-from commands.period import week_of
 from commands.report.keys import week_view
 from commands.spec import command
 

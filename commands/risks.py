@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from classify.models import FLAG_KINDS, ListedPR
+from classify.periods import Period
 from commands import params as P
 from commands.common import pr_ref, pr_tags, profile_note
 from commands.context import Context
 from commands.locale import flag_label, t
 from commands.locale.evidence import evidence_text
+from commands.locale.words import period_text
 from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply
-from commands.period import Period
 from commands.spec import command
 
 MAX_LISTED = 100  # PRs shown for one kind (the JSON data always has every one)
@@ -55,7 +56,7 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
     blocks: list[Block] = []
     if not items:
         none = "risks.none_all" if kind == "all" else "risks.none"  # not "PRs with all flags at once"
-        blocks.append(Paragraph(text=t(lang, none, kind=kind_text, period=period.shown(lang))))
+        blocks.append(Paragraph(text=t(lang, none, kind=kind_text, period=period_text(period, lang))))
     else:
         groups: dict[str, list[ListedPR]] = {kind: items} if kind != "all" else {}
         if kind == "all":
@@ -101,5 +102,5 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
     if note is not None:
         blocks.insert(0, note)
         data["profile_note"] = note.text
-    title = t(lang, "risks.title", kind=kind_text, repo=repo, period=period.shown(lang))
+    title = t(lang, "risks.title", kind=kind_text, repo=repo, period=period_text(period, lang))
     return Reply(command="risks", title=title, blocks=blocks, data=data)

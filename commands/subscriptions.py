@@ -102,7 +102,7 @@ def _status(ledger: DeliveryStore, sub: Subscription, lang: str) -> str:
     cli=False,
 )
 def subscribe(inv: Invocation, ctx: Context, **values: str | None) -> Reply:
-    from commands.schedule import next_due
+    from classify.schedule import next_due
     from commands.subscription_spec import build, describe
     from storage.subscriptions import SubscriptionStore
 
@@ -161,7 +161,7 @@ def unsubscribe(inv: Invocation, ctx: Context, *, id: int) -> Reply:
     cli=False,
 )
 def subscriptions(inv: Invocation, ctx: Context) -> Reply:
-    from commands.schedule import next_due
+    from classify.schedule import next_due
     from commands.subscription_spec import describe
     from storage.deliveries import DeliveryStore
     from storage.subscriptions import SubscriptionStore

@@ -24,6 +24,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from classify.schedule import AT
 from storage.prs import iso, parse_iso
 
 if TYPE_CHECKING:
@@ -49,7 +50,6 @@ LAYOUTS: tuple[str, ...] = get_args(Layout)
 QUIET_MODES: tuple[str, ...] = get_args(Quiet)
 LANGS = ("en", "zh")
 MAX_EVERY_WEEKS = 52
-_AT = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _CHANNEL = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
 
@@ -118,7 +118,7 @@ def check_timezone(name: str) -> str:
 
 
 def check_at(text: str) -> str:
-    if not _AT.match(text):
+    if not AT.match(text):
         raise SubscriptionError(f"time {text[:20]!r} is not HH:MM between 00:00 and 23:59")
     return text
 

@@ -27,10 +27,10 @@ import pytest
 
 from bot.ingest.demo import DEMO_REPO, demo_data_path
 from bot.ingest.load import import_file, reclassify
+from classify.periods import week_of
 from classify.rules import Profile, load_profile
 from commands.digest_cache import DigestCache
 from commands.model import Invocation
-from commands.period import week_of
 from commands.registry import Context, dispatch
 from commands.render import render
 from commands.title_keys import ProfileTitleKeys, title_stamp

@@ -471,7 +471,7 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
     """Load the bundled vLLM-like demo history and print the digest of its latest full week."""
     from bot.ingest.demo import demo_data_path, leftovers
     from bot.ingest.load import RecordError, import_file
-    from commands.period import week_of
+    from classify.periods import week_of
     from storage.db import close
 
     settings = _settings()

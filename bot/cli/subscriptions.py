@@ -24,8 +24,8 @@ from bot.config.errors import EXIT_FAILED, UserError
 from bot.config.settings import ConfigError, Settings
 from bot.delivery.deliverer import Deliverer, Outcome
 from bot.ingest.refresh import github_refresh
+from classify.schedule import next_due
 from commands.model import UsageError
-from commands.schedule import next_due
 from commands.subscription_spec import SETTABLE, build, changes, describe
 from storage.db import StoreError, connect
 from storage.deliveries import Delivery, DeliveryStore
@@ -284,7 +284,7 @@ def subscription(sub_id: int, pause: bool, resume: bool, sets: tuple[str, ...], 
         if "timezone" in fields or "every_weeks" in fields:
             from zoneinfo import ZoneInfo
 
-            from commands.schedule import first_anchor
+            from classify.schedule import first_anchor
 
             now = datetime.now(UTC)
             fields["anchor"] = first_anchor(

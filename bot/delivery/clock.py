@@ -47,8 +47,8 @@ from bot.config.settings import Settings, secret
 from bot.delivery.deliverer import Deliverer, Outcome, PosterFactory
 from bot.host.runner import Lane
 from bot.ingest.refresh import github_refresh, sync_now
+from classify.schedule import next_due
 from commands.registry import Context
-from commands.schedule import next_due
 from storage.prs import iso
 from storage.subscriptions import SubscriptionStore
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 
+from classify.periods import Period
 from commands.locale import has, t
 
 _SMALL = {"en": ("zero", "one", "two", "three", "four"), "zh": ("零", "一", "两", "三", "四")}
@@ -108,3 +109,11 @@ def join_list(items: Sequence[str], lang: str, limit: int | None = None, *, conj
     if not conjunction or len(values) == 1:
         return ", ".join(values)
     return ", ".join(values[:-1]) + " and " + values[-1]
+
+
+def period_text(period: Period, lang: str) -> str:
+    """A period as a reader of ``lang`` sees it: a week or a range as written (``2026-W19``), the
+    rolling window in words ("last 7 days", "最近 7 天"); ``period.label`` stays the JSON's."""
+    if period.kind == "rolling":
+        return t(lang, "period.rolling", days=period.length.days)
+    return period.label

@@ -22,7 +22,7 @@ from commands.common import pr_ref
 from commands.locale import flag_label, t, zh_spacing
 from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items
-from commands.locale.words import avg_text, change_words, count, join_list, tn
+from commands.locale.words import avg_text, change_words, count, join_list, period_text, tn
 from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply, Section, Table
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, Recommendation, recommendations
@@ -495,7 +495,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         return profile.module_label(module, lang)
 
     kind = "week" if stats.comparison.weekly else "period"
-    title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=stats.period.shown(lang))
+    title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=period_text(stats.period, lang))
     if stats.modules_filter:
         title += " · " + ", ".join(label(m) for m in stats.modules_filter)
         if stats.filter.match != "any":

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from classify.key_prs import key_numbers, with_period_parts
 from classify.models import StoredPR
+from classify.periods import Period
 from classify.rules import Profile
-from commands.period import Period
 from storage.prs import PRStore
 
 

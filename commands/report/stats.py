@@ -21,8 +21,8 @@ from datetime import datetime, timedelta
 
 from classify.key_prs import key_count, key_numbers, select_key, with_period_parts
 from classify.models import FLAG_KINDS, ListedPR, StoredPR
+from classify.periods import Period
 from classify.rules import Profile
-from commands.period import Period
 from commands.report.themes import Theme, describe, find_themes, rebind, theme_parts
 from commands.title_keys import title_stamp
 from storage.aggregates import TitleCounts

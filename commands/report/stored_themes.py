@@ -20,8 +20,8 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from classify.models import ListedPR
+from classify.periods import Period, week_of
 from classify.rules import Profile, classifier_code_hash
-from commands.period import Period, week_of
 from commands.report.themes import Theme
 from storage import storylines as stored
 from storage.prs import PRStore

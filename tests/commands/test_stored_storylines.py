@@ -16,8 +16,8 @@ import pytest
 
 from bot.ingest.demo import DEMO_REPO
 from classify.engine import classify
+from classify.periods import Period, week_of
 from classify.rules import Profile, load_profile
-from commands.period import Period, week_of
 from commands.report import stats as stats_module
 from commands.report.stats import gather
 from commands.report.stored_themes import dumps, loads

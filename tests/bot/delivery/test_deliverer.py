@@ -20,9 +20,9 @@ from bot.chat.slack.post import METADATA_EVENT, SlackPoster, web_client
 from bot.config.settings import Settings
 from bot.delivery.deliverer import Deliverer, Outcome, digest_words
 from classify.rules import Profile
+from classify.schedule import first_anchor, next_due
 from commands.model import Invocation
 from commands.registry import Context, dispatch
-from commands.schedule import first_anchor, next_due
 from storage.db import connect
 from storage.deliveries import DeliveryStore, delivery_key
 from storage.prs import PRStore

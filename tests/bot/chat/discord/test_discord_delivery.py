@@ -22,7 +22,7 @@ from bot.chat.discord.render import footer_key
 from bot.chat.post import Poster
 from bot.config.settings import Settings
 from classify.rules import Profile
-from commands.schedule import next_due
+from classify.schedule import next_due
 from storage.db import connect
 from storage.deliveries import DeliveryStore, delivery_key
 from storage.subscriptions import Subscription

@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from commands.model import UsageError
-from commands.period import iso_week
-from commands.schedule import (
+from classify.periods import iso_week
+from classify.schedule import (
     DEFAULT_CATCHUP,
     MAX_LOOKBACK,
     first_anchor,
@@ -23,6 +22,7 @@ from commands.schedule import (
     parse_at,
     period_of,
 )
+from classify.errors import UsageError
 from storage.subscriptions import Subscription
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
