@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from classify.errors import UsageError
 from classify.periods import iso_week
 from classify.schedule import (
     DEFAULT_CATCHUP,
@@ -22,7 +23,6 @@ from classify.schedule import (
     parse_at,
     period_of,
 )
-from classify.errors import UsageError
 from storage.subscriptions import Subscription
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
