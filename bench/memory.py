@@ -129,8 +129,8 @@ def serve(db: Path, commands: int, seed: int, fill: bool = False) -> dict[str, A
         # thread with its own connection finding the closed weeks' storylines the cache lacks,
         # while the commands are answered
         def fill_all() -> None:
-            from commands.report.stored_themes import closed_weeks
-            from commands.report.stored_themes import fill as fill_weeks
+            from commands.report.fill import closed_weeks
+            from commands.report.fill import fill as fill_weeks
 
             ctx = factory()  # kept open, like the fill lane's thread and connection in serve
             weeks = closed_weeks(ctx.store, DEMO_REPO, ZoneInfo("UTC"), NOW)

@@ -17,6 +17,10 @@ from classify.errors import UsageError
 _ISO_WEEK = re.compile(r"^(\d{4})-?[Ww](\d{1,2})$")
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$")
 _MAX_RANGE_DAYS = 366 * 20
+COMPARE_WEEKS = 4  # a period is compared with up to this many windows of its length before it
+# A window counts as covered when it starts at most this long before the cache's first PR: the
+# first PR of a fully synced week is rarely merged in its first minutes (or hours, in another zone).
+COVERAGE_SLACK = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -128,3 +132,13 @@ def _parse_period(text: str | None, now: datetime, timezone: str) -> Period:
             "range",
         )
     raise UsageError("error.period", word=repr(text))
+
+
+def covered_windows(period: Period, cache_start: datetime | None) -> tuple[list[Period], bool]:
+    """The (up to four) windows before ``period`` that the cache covers, and whether the cache's
+    start left some out."""
+    candidates = period.previous(COMPARE_WEEKS)
+    if cache_start is None:
+        return [], False
+    kept = [p for p in candidates if p.start >= cache_start - COVERAGE_SLACK]
+    return kept, len(kept) < COMPARE_WEEKS

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from classify.rules import Profile
-from commands.digest_cache import DigestCache
 from commands.model import Invocation, UsageError
 from storage.prs import PRStore
 
@@ -18,8 +17,6 @@ class Context:
 
     store: PRStore
     profile: Profile
-    digests: DigestCache | None = None
-    """closed periods' digests, kept by a long-running server (``commands.digest_cache``)"""
     stored_storylines: bool = True
     """closed periods' storylines read from and stored in the cache (``commands.report.stored_themes``);
     off: found again at every digest (benchmarks, the tests that compare both)"""

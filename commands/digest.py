@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from classify.periods import Period, week_of
@@ -14,9 +13,6 @@ from commands.locale.words import join_list, period_text, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
 from commands.spec import command
 from storage.prs import TagFilter
-
-if TYPE_CHECKING:
-    from commands.report.stats import DigestStats
 
 
 @command(
@@ -46,15 +42,7 @@ def run(
 
     flt = TagFilter(tuple(modules), match, tuple(flags))
     closed_at = inv.now if ctx.stored_storylines else None  # closed periods' storylines kept in the cache
-
-    def build() -> DigestStats:
-        return gather(ctx.store, ctx.profile, repo, period, flt, closed_at=closed_at)
-
-    # a closed period's numbers are final: the server keeps the recent ones (commands.digest_cache)
-    if ctx.digests is not None and ctx.digests.admits(period.end, inv.now):
-        stats = ctx.digests.get(ctx.store, (repo, period, flt, ctx.profile.content_hash), build)
-    else:
-        stats = build()
+    stats = gather(ctx.store, ctx.profile, repo, period, flt, closed_at=closed_at)
     reply = compose(stats, ctx.profile, inv.lang)
     note = profile_note(ctx, repo, period.start, period.end, inv.lang)
     if not stats.prs:

@@ -36,7 +36,7 @@ from storage.aggregates import (
     title_counts,
     window_counts,
 )
-from storage.storylines import bump_days, generation
+from storage.storylines import bump_days, writes
 
 if TYPE_CHECKING:  # the models and queries here are read by every command (and `prdigest --help`,
     # which imports the commands); only writes need storage.db, imported when a write happens
@@ -665,20 +665,10 @@ class PRStore:
         """(cls_hash, modules, flags, merged_at) as stored for each PR of ``batch`` still cached (primary-key reads)."""
         return self._columns(((it.repo, it.number) for it in batch), "cls_hash, modules, flags, merged_at")
 
-    def change_token(self) -> tuple[int, int]:
-        """Changes whenever a PR row may have changed, by any connection in any process: the
-        write generation every write of ``prs`` bumps in its transaction (``storage.storylines``).
-        Stored storylines and other derived data do not move it, so storing them drops no cached
-        digest. A cache without the generation (opened read-only before its migration) falls back
-        to ``PRAGMA data_version`` (other connections' commits) and this connection's own
-        ``total_changes``."""
-        import sqlite3
-
-        conn = self.db.conn
-        try:
-            return generation(conn), -1
-        except sqlite3.OperationalError:
-            return int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes
+    def writes(self) -> int:
+        """Grows with every write of PR rows, by any connection in any process (the per-day write
+        stamps, ``storage.storylines.writes``); stored storylines do not move it."""
+        return writes(self.db)
 
     def count_title_topics(self, repo: str | None = None) -> None:
         """Count the title topics of ``repo`` (or every repository) with this store's profile

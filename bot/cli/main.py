@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
+from bot.cli.setup import read_profile as _profile
+from bot.cli.setup import read_settings as _settings
 from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from commands.formats import FORMATS
 from commands.locale import t
 
 if TYPE_CHECKING:
-    from bot.config.profile import ProfileChoice
     from bot.config.settings import Settings
     from classify.rules import Profile
     from commands.model import Reply
@@ -36,29 +37,10 @@ if TYPE_CHECKING:
 DEMO_DB = Path("prdigest-demo.db")
 
 
-def _settings() -> Settings:
-    from bot.config.settings import ConfigError, load_settings
-
-    try:
-        return load_settings()
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
-
-
 def _has_token(settings: Settings) -> bool:
     from bot.config.settings import secret
 
     return bool(secret(settings.github_token))
-
-
-def _profile(settings: ProfileChoice) -> Profile:
-    from bot.config.profile import active_profile
-    from classify.rules import ProfileError
-
-    try:
-        return active_profile(settings)
-    except ProfileError as exc:
-        raise UserError(f"rule profile rejected: {exc}") from None
 
 
 def prs(n: int) -> str:
@@ -79,7 +61,7 @@ def _store(
 ) -> PRStore:
     """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they
     wait, and the ``profile`` whose title topics their writes count into the aggregates."""
-    from commands.title_keys import ProfileTitleKeys
+    from classify.title_keys import ProfileTitleKeys
     from storage.db import StoreError, StoreUnavailable, connect
     from storage.prs import PRStore
 
@@ -177,7 +159,7 @@ def run_command(
         fold_into_file(store.db)
     if reply.not_cached is not None and _has_token(settings) and name != "help":
         # `pr` of a PR the cache lacks: fetch and store it through a writer's connection
-        from bot.chat.answer import answer
+        from bot.ingest.on_demand import answer
 
         store.db.close()
         ctx = Context(store=_store(path, settings=settings, profile=profile), profile=profile)
@@ -369,50 +351,65 @@ CLI_COMMANDS = ("digest", "help", "pr", "risks", "search", "preview")
 CLI_SUMMARIES = {"preview": "cmd.preview_cli"}
 
 
+def _sync_command() -> click.Command:
+    from bot.cli.sync import sync
+
+    return sync
+
+
+def _serve_command() -> click.Command:
+    from bot.host.serve import serve
+
+    return serve
+
+
+def _discord_commands() -> click.Command:
+    from bot.cli.discord import discord_group
+
+    return discord_group
+
+
+def _subscription_command(name: str) -> click.Command:
+    from bot.cli import subscriptions
+
+    command = getattr(subscriptions, name)
+    assert isinstance(command, click.Command)
+    return command
+
+
 class LazyGroup(click.Group):
     """Edge commands whose adapters pull in heavy SDKs (slack_bolt, aiohttp, httpx) are imported
     only when invoked, so `prdigest digest` starts in a fraction of a second."""
 
-    lazy: ClassVar[dict[str, tuple[str, str, str]]] = {
+    lazy: ClassVar[dict[str, tuple[Callable[[], click.Command], str]]] = {
         "sync": (
-            "bot.cli.sync",
-            "sync",
+            lambda: _sync_command(),
             "Fetch merged PRs from GitHub or a local clone, classify and cache them.",
         ),
         "serve": (
-            "bot.host.serve",
-            "serve",
+            lambda: _serve_command(),
             "Run the configured chat front ends (Slack, Discord), scheduled digests and /healthz.",
         ),
-        "discord": (
-            "bot.cli.discord",
-            "discord_group",
-            "Discord set-up: sync the slash commands, the invite URL.",
-        ),
+        "discord": (lambda: _discord_commands(), "Discord set-up: sync the slash commands, the invite URL."),
         "deliver": (
-            "bot.cli.subscriptions",
-            "deliver",
+            lambda: _subscription_command("deliver"),
             "Run every due scheduled digest once and exit (cron, timers).",
         ),
         "subscribe": (
-            "bot.cli.subscriptions",
-            "subscribe",
+            lambda: _subscription_command("subscribe"),
             "Subscribe PLATFORM:CHANNEL to the scheduled digest.",
         ),
         "subscriptions": (
-            "bot.cli.subscriptions",
-            "subscriptions",
+            lambda: _subscription_command("subscriptions"),
             "List subscriptions, next due times, last deliveries.",
         ),
         "subscription": (
-            "bot.cli.subscriptions",
-            "subscription",
+            lambda: _subscription_command("subscription"),
             "Show, pause, resume or change one subscription.",
         ),
-        "unsubscribe": ("bot.cli.subscriptions", "unsubscribe", "Remove a subscription."),
+        "unsubscribe": (lambda: _subscription_command("unsubscribe"), "Remove a subscription."),
         "deliveries": (
-            "bot.cli.subscriptions",
-            "deliveries",
+            lambda: _subscription_command("deliveries"),
             "The delivery ledger; --retry a failed or unknown one.",
         ),
     }
@@ -428,18 +425,13 @@ class LazyGroup(click.Group):
             assert spec is not None and spec.cli
             self.add_command(_make_command(spec))
         if cmd_name in self.lazy:
-            import importlib
-
-            module, attr, _ = self.lazy[cmd_name]
-            command = getattr(importlib.import_module(module), attr)
-            assert isinstance(command, click.Command)
-            return command
+            return self.lazy[cmd_name][0]()
         return super().get_command(ctx, cmd_name)
 
     def summary(self, ctx: click.Context, name: str) -> str:
         """A command's one-line summary, without importing its module."""
         if name in self.lazy:
-            return self.lazy[name][2]
+            return self.lazy[name][1]
         if name in CLI_COMMANDS:  # the registry's summary key, without importing the command
             return t("en", CLI_SUMMARIES.get(name, f"cmd.{name}"))
         command = self.commands[name]

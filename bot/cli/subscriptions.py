@@ -19,7 +19,8 @@ from typing import Any
 import click
 
 from bot.chat.post import PLATFORMS, Poster, PostError, poster_for
-from bot.cli.main import _profile, _settings  # one way to read settings and the profile, in every subcommand
+from bot.cli.setup import read_profile as _profile  # one way to read settings and the profile
+from bot.cli.setup import read_settings as _settings
 from bot.config.errors import EXIT_FAILED, UserError
 from bot.config.settings import ConfigError, Settings
 from bot.delivery.deliverer import Deliverer, Outcome

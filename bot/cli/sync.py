@@ -20,13 +20,13 @@ from zoneinfo import ZoneInfo
 
 import click
 
+from bot.cli.setup import read_profile
 from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
-from bot.config.profile import active_profile
 from bot.config.settings import ConfigError, Settings, load_settings
 from bot.ingest import github as gh
 from bot.ingest import gitlog
 from bot.ingest.sync import Progress, SyncReport, classifier_for, finish_report, sync_api, sync_git
-from commands.title_keys import ProfileTitleKeys
+from classify.title_keys import ProfileTitleKeys
 from storage.db import StoreError, StoreUnavailable, close, connect
 from storage.prs import PRStore
 
@@ -224,7 +224,7 @@ def sync(
         name = _repo(repo, settings, git_root)
         if git_root is None:
             _check_github_settings(settings)  # before the cache file is created
-        profile = _load_profile(settings)
+        profile = read_profile(settings)
         store = PRStore(
             connect(
                 db or settings.prdigest_db,
@@ -268,15 +268,6 @@ def _check_github_settings(settings: Settings) -> None:
         gh.graphql_endpoint(settings.prdigest_github_api_url)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-
-
-def _load_profile(settings: Settings) -> Any:
-    from classify.rules import ProfileError
-
-    try:
-        return active_profile(settings)
-    except ProfileError as exc:
-        raise UserError(f"rule profile rejected: {exc}") from None
 
 
 def _run_api(

@@ -35,7 +35,6 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -45,7 +44,6 @@ from apscheduler.triggers.interval import IntervalTrigger
 from bot.chat.post import poster_for
 from bot.config.settings import Settings, secret
 from bot.delivery.deliverer import Deliverer, Outcome, PosterFactory
-from bot.host.runner import Lane
 from bot.ingest.refresh import github_refresh, sync_now
 from classify.schedule import next_due
 from commands.registry import Context
@@ -53,7 +51,7 @@ from storage.prs import iso
 from storage.subscriptions import SubscriptionStore
 
 if TYPE_CHECKING:
-    from bot.host.serve import Host, ServeOptions
+    from bot.config.components import Host, Lane, ServeOptions
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +67,6 @@ Clock = Callable[[], datetime]
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _database_path(ctx: Context) -> str:
-    row = ctx.store.db.execute("PRAGMA database_list").fetchone()
-    return str(row[2])
 
 
 def clock_rate(clock: Clock) -> float:
@@ -146,13 +139,10 @@ class DeliveryScheduler:
         self._stopping = False
 
     async def start(self, host: Host) -> None:
-        from bot.host.serve import context_factory
-
         self._host = host
         self._loop = asyncio.get_running_loop()
         host.runner.subscriptions_changed.append(self.rearm)
-        if host.db is not None:
-            self._lane = Lane("deliver", context_factory(self.settings, host.db), workers=1)
+        self._lane = host.lane("deliver")
         self._scheduler = AsyncIOScheduler(
             timezone=UTC,
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
@@ -300,14 +290,10 @@ class DeliveryScheduler:
         }
 
     async def _deliver_lane(self) -> Lane:
-        """The worker thread deliveries run in (on a host built without a path: found through
-        one of the host's workers, once)."""
+        """The worker thread deliveries run in (the host's lane of this component)."""
         if self._lane is None:
-            from bot.host.serve import context_factory
-
             assert self._host is not None
-            path = await self._host.runner.call(_database_path)
-            self._lane = Lane("deliver", context_factory(self.settings, Path(path)), workers=1)
+            self._lane = self._host.lane("deliver")
         return self._lane
 
     def _run(self, ctx: Context, now: datetime) -> list[Outcome]:
@@ -323,5 +309,5 @@ class DeliveryScheduler:
 
 
 def component(settings: Settings, options: ServeOptions) -> DeliveryScheduler:
-    """``bot.host.serve``'s entry point for scheduled delivery."""
+    """The host's entry point for scheduled delivery."""
     return DeliveryScheduler(settings)

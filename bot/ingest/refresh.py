@@ -21,7 +21,7 @@ from bot.config.settings import Settings, secret
 from bot.ingest import github as gh
 from bot.ingest.sync import classifier_for, sync_api
 from classify.rules import Profile
-from commands.title_keys import ProfileTitleKeys
+from classify.title_keys import ProfileTitleKeys
 from storage.prs import PRStore
 
 log = logging.getLogger(__name__)

@@ -18,6 +18,7 @@ from typing import Any
 
 from classify.models import FLAG_KINDS, FlagKind, ListedPR
 from classify.rules import Profile
+from classify.storylines import Theme, clean_title, kind_counts
 from commands.common import pr_ref
 from commands.locale import flag_label, t, zh_spacing
 from commands.locale.effects import effect_text
@@ -27,7 +28,6 @@ from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply,
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, Recommendation, recommendations
 from commands.report.stats import DigestStats, module_tally
-from commands.report.themes import Theme, clean_title, kind_counts
 from commands.report.trends import Trend, module_trends, movers
 
 QUICKVIEW = 8
@@ -171,7 +171,7 @@ def _count_label(kind: str, lang: str) -> str:
 
 
 def _theme_summary(th: Theme, lang: str) -> str | None:
-    """The theme's one computed sentence in ``lang`` (``commands.report.themes.describe``)."""
+    """The theme's one computed sentence in ``lang`` (``commands.report.storyline_text.describe``)."""
     summary = th.summary.get(lang) or th.summary.get("en")
     return summary if summary and summary.strip() else None
 

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from classify.models import ListedPR
+from classify.storylines import Theme
 from commands.locale import t
 from commands.locale.evidence import evidence_items
 from commands.locale.words import avg_text, join_list, tn
 from commands.report.phrases import average_phrase
 from commands.report.stats import DigestStats, module_tally
-from commands.report.themes import Theme
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from classify.rules import Profile
+from classify.storylines import clean_title
 from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items
 from commands.locale.words import avg_text, shown_change
@@ -20,7 +21,6 @@ from commands.model import BulletList, Heading, Paragraph, Reply, Table
 from commands.registry import Context
 from commands.render import render
 from commands.report.compose import RISK_NAMED
-from commands.report.themes import clean_title
 from storage.db import connect
 from storage.prs import PRStore
 from tests.conftest import DEMO_NOW, RunFn

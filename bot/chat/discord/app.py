@@ -33,8 +33,8 @@ from bot.chat.discord.post import BASE_PERMISSIONS, THREAD_PERMISSIONS, DiscordP
 from bot.chat.discord.render import DiscordMessage, apology, render, render_notice, text_message
 from bot.chat.post import PostError
 from bot.chat.throttle import ChangeLimiter, refuse_if_busy
+from bot.config.components import Runner
 from bot.config.settings import Settings
-from bot.host.runner import CommandRunner
 from classify.rules import Profile
 from commands.locale import t
 from commands.model import Invocation, Reply
@@ -140,7 +140,7 @@ class Interactions:
     def __init__(
         self,
         settings: Settings,
-        runner: CommandRunner,
+        runner: Runner,
         profile: Profile,
         *,
         poster: DiscordPoster,

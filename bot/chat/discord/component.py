@@ -22,7 +22,7 @@ from bot.config.profile import active_profile
 from bot.config.settings import Settings
 
 if TYPE_CHECKING:
-    from bot.host.serve import Host, ServeOptions
+    from bot.config.components import Host, ServeOptions
 
 log = logging.getLogger(__name__)
 

@@ -32,8 +32,8 @@ from bot.chat.post import PostError
 from bot.chat.slack.post import SlackPoster
 from bot.chat.slack.render import SlackMessage, apology, escape, mrkdwn_text, render, render_notice, section
 from bot.chat.throttle import ChangeLimiter, refuse_if_busy
+from bot.config.components import Runner
 from bot.config.settings import Settings
-from bot.host.runner import CommandRunner
 from commands.locale import t
 from commands.model import Invocation, Lang, Reply, UsageError
 from commands.params import split_text
@@ -231,7 +231,7 @@ class _OwnClientNotice(logging.Filter):
 
 def build_app(
     settings: Settings,
-    runner: CommandRunner,
+    runner: Runner,
     *,
     client: AsyncWebClient,
     poster: SlackPoster,

@@ -25,7 +25,7 @@ from bot.chat.slack.verify import SlackVerifier
 from bot.config.settings import ConfigError, Settings, secret
 
 if TYPE_CHECKING:
-    from bot.host.serve import Host, ServeOptions
+    from bot.config.components import Host, ServeOptions
 
 log = logging.getLogger(__name__)
 

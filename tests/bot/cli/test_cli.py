@@ -282,7 +282,7 @@ def test_a_one_shot_read_imports_only_what_it_uses(argv: list[str], demo_db: Pat
         "classify.score_spec",
         "classify.records",
     }
-    unwanted |= {"commands.digest", "commands.report.compose", "commands.report.themes", "classify.engine"}
+    unwanted |= {"commands.digest", "commands.report.compose", "classify.storylines", "classify.engine"}
     assert not loaded & unwanted
 
 

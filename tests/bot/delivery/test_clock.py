@@ -94,7 +94,7 @@ class Served:
         self._thread.join(15)
         assert not self._thread.is_alive()
 
-    def wait_runs(self, n: int, timeout: float = 20.0) -> None:
+    def wait_runs(self, n: int, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while self.scheduler.runs < n and time.monotonic() < deadline:
             time.sleep(0.02)

@@ -63,6 +63,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from classify.engine import is_bot
 from classify.models import ListedPR, ScorePart
@@ -71,10 +72,6 @@ from classify.titles import is_series_marker, norm, parse_title, split_tag
 from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, stem, topic_text
 from classify.topics import abbreviates as _abbreviates
 from classify.topics import leading_verb as _leading_verb
-from commands.locale import t
-from commands.locale.words import avg_text
-from commands.title_keys import title_stamp
-from storage.aggregates import TitleCounts
 
 MAX_THEMES = 7
 SPARE_THEMES = 3  # stories found beyond those told, so that the best standing ones are told
@@ -111,6 +108,17 @@ TRUST = {"tag": 1.0, "module": 0.9, "name": 0.8, "phrase": 0.8, "word": 0.45}
 # what a title's leading verb makes of a series: "Migrate X to Y" ×5 is a migration
 DECLARED_REFACTOR = frozenset({"refactor", "refactoring"})  # conventional-commit types
 ACTIONS = ("migrate", "port", "tune", "deprecate", "remove", "refactor", "optimize", "fix")
+# what a series of each action is called, in each language a storyline is named in
+ACTION_NAMES = {
+    "migrate": {"en": "migration", "zh": "迁移"},
+    "port": {"en": "port", "zh": "移植"},
+    "tune": {"en": "tuning", "zh": "调优"},
+    "deprecate": {"en": "deprecations", "zh": "弃用"},
+    "remove": {"en": "removals", "zh": "移除"},
+    "refactor": {"en": "refactoring", "zh": "重构"},
+    "optimize": {"en": "optimisation", "zh": "优化"},
+    "fix": {"en": "fixes", "zh": "修复"},
+}
 
 
 @dataclass(frozen=True)
@@ -627,23 +635,38 @@ def _name_places(
 
 class TitleKeys:
     """A profile's title topic keys as a ``storage.aggregates.TitleKeyer``: what writers count
-    into the cache's aggregates so a digest need not re-read earlier windows' titles."""
+    into the cache's aggregates so a digest need not re-read earlier windows' titles. Counts are
+    stamped with the profile's content hash, which covers this code too (``classifier_code_hash``)."""
 
     def __init__(self, profile: Profile) -> None:
-        self.stamp = title_stamp(profile)
+        self.stamp = profile.content_hash
         self._vocab = _vocabulary(profile)
 
     def __call__(self, title: str) -> frozenset[str]:
         return self._vocab.keys(title)
 
 
+class TopicCounts(Protocol):
+    """The earlier windows' title-topic counts as a store keeps them (``storage.aggregates.TitleCounts``):
+    looked up by key, ``fetch``ed many at once, and the titles at the windows' edges counted by
+    the caller's vocabulary (``count_edges``)."""
+
+    windows: int
+    with_data: int
+    prs: int
+
+    def count_edges(self, keys: Callable[[str], Iterable[str]]) -> None: ...
+    def fetch(self, keys: Iterable[str]) -> None: ...
+    def __getitem__(self, key: str) -> int: ...
+
+
 class _History:
     """How often a topic's words appeared in the earlier windows' titles (tags and words alike):
-    counted here from the titles, or read from the cache's aggregates (``TitleCounts``)."""
+    counted here from the titles, or read from the counts a store keeps (``TopicCounts``)."""
 
-    def __init__(self, previous: Sequence[Sequence[str]] | TitleCounts, vocab: _Vocabulary) -> None:
-        self.counts: Counter[str] | TitleCounts
-        if isinstance(previous, TitleCounts):
+    def __init__(self, previous: Sequence[Sequence[str]] | TopicCounts, vocab: _Vocabulary) -> None:
+        self.counts: Counter[str] | TopicCounts
+        if not isinstance(previous, Sequence):
             self.windows, self.with_data, self.prs = previous.windows, previous.with_data, previous.prs
             previous.count_edges(vocab.keys)  # the partial quarter-hours at the windows' ends
             self.counts = previous
@@ -704,7 +727,7 @@ def _specific_files(prs: Sequence[ListedPR], paths: Mapping[int, Sequence[str]])
 def find_themes(
     prs: Sequence[ListedPR],
     profile: Profile,
-    previous: Sequence[Sequence[str]] | TitleCounts = (),
+    previous: Sequence[Sequence[str]] | TopicCounts = (),
     paths: Mapping[int, Sequence[str]] | None = None,
 ) -> list[Theme]:
     """The period's storylines, strongest first (see the module's docstring).
@@ -733,7 +756,7 @@ def find_themes(
     places = _places(prs, paths)
     _name_places(topics, places, vocab)
     candidates = [tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap]
-    if isinstance(previous, TitleCounts) and history.known:
+    if not isinstance(previous, Sequence) and history.known:
         previous.fetch(tp.key for tp in candidates)  # one read for all (namers are read when named)
     # novelty and rarity are the titles' (the earlier windows are known by their titles only)
     novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
@@ -1111,7 +1134,7 @@ def _name(
         text = _without_leading_verbs(text)
     if not text:  # nothing but verbs ("Tune"): the action says it, or where the story happens
         if action is not None:
-            return {lang: _sentence_case(t(lang, f"theme.action.{action}")) for lang in ("en", "zh")}
+            return {lang: _sentence_case(ACTION_NAMES[action][lang]) for lang in ("en", "zh")}
         return _where(prs, profile) or {"en": namer.text, "zh": namer.text}
     # English names start with a capital, as the module labels beside them do; Chinese keeps a
     # Latin name as written ("zqrun 重构")
@@ -1119,8 +1142,8 @@ def _name(
     if action is None:
         return {"en": en, "zh": text}
     return {
-        "en": f"{_attributive(en)} {t('en', f'theme.action.{action}')}",
-        "zh": zh_glue([_attributive(text), t("zh", f"theme.action.{action}")]),
+        "en": f"{_attributive(en)} {ACTION_NAMES[action]['en']}",
+        "zh": zh_glue([_attributive(text), ACTION_NAMES[action]["zh"]]),
     }
 
 
@@ -1375,7 +1398,7 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
             penalty = -profile.score.kinds.get(s.cls.kind, 0.0)
             if s.cls.kind in lifted and penalty > 0:
                 kind = profile.kind_label(s.cls.kind, "en").lower()
-                reason = t("en", "score.theme_lift", detail=th.title, n=len(th.prs), kind=kind)
+                reason = f'part of the theme "{th.title}" ({len(th.prs)} PRs), which lifts the {kind} penalty'
                 mine = replace(mine, reason=reason, points=mine.points + penalty)
             out[s.pr.number] = mine
     return out
@@ -1391,16 +1414,7 @@ def rebind(themes: Sequence[Theme], prs: Sequence[ListedPR]) -> list[Theme]:
     return [replace(th, prs=[by_number.get(s.pr.number, s) for s in th.prs]) for th in themes]
 
 
-# -- the sentence ------------------------------------------------------------------------------------------
-
-
-def _count(lang: str, key: str, n: int, **values: object) -> str:
-    """A counted phrase: English has a ``.one`` form for one; Chinese counts with measure words."""
-    if n == 1 and lang == "en":
-        one = t(lang, f"{key}.one", n=n, **values)
-        if one != f"{key}.one":
-            return one
-    return t(lang, key, n=n, **values)
+# -- what the sentences need -----------------------------------------------------------------
 
 
 _ZH_PUNCT = frozenset("、，。：；（）《》“”！？")
@@ -1423,73 +1437,9 @@ def zh_glue(parts: Sequence[str]) -> str:
     return out
 
 
-def join(lang: str, items: Sequence[str]) -> str:
-    """``a, b and c`` / ``a、b 和 c``."""
-    if len(items) <= 1:
-        return "".join(items)
-    if lang == "zh":
-        return zh_glue(["、".join(items[:-1]), "和", items[-1]])
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def kind_counts(prs: Sequence[ListedPR]) -> list[tuple[str, int]]:
     """The kinds a theme's sentence names: its three commonest, then every other PR as "other"."""
     counts = Counter(s.cls.kind for s in prs).most_common()
     shown = [(k, n) for k, n in counts if k != "other"][:3]
     rest = len(prs) - sum(n for _, n in shown)
     return shown + ([("other", rest)] if rest else [])
-
-
-def _kinds(prs: Sequence[ListedPR], profile: Profile, lang: str) -> str:
-    parts = []
-    for kind, n in kind_counts(prs):
-        key = f"theme.kind.{kind}"
-        if t(lang, key, n=n) == key:
-            parts.append(t(lang, "theme.kind.any", n=n, kind=profile.kind_label(kind, lang).lower()))
-        else:
-            parts.append(_count(lang, key, n))
-    return join(lang, parts)
-
-
-def describe(
-    themes: Sequence[Theme],
-    key: Iterable[int],
-    profile: Profile,
-    *,
-    weekly: bool = True,
-    module_before: Mapping[str, float] | None = None,
-) -> list[Theme]:
-    """Each theme with its computed sentence in every language, naming its lead PRs.
-
-    "6 refactors and 1 fix; led by #43785, #43788 and #43753." — "14 fixes, 6 performance changes,
-    5 new features and 15 other changes; 6 of them key, led by #43449, #43363 and #43271; the
-    module averaged 36.5 PRs a week in the 4 weeks before." Every number is the theme's own: the
-    kinds of its PRs, the key PRs among them, and how often the earlier windows had it — for a
-    module theme the module's average of the trends table (``module_before``), for a tag or words
-    the titles naming them. A theme's size and whether it is new are the heading's to say.
-    """
-    keys = set(key)
-    per = "week" if weekly else "period"
-    out = []
-    for th in themes:
-        ordered = sorted(th.prs, key=lambda s: (s.pr.number not in keys, -s.cls.score, -s.pr.number))
-        lead = tuple(s.pr.number for s in ordered[:LEAD_PRS])
-        n_key = sum(1 for s in th.prs if s.pr.number in keys)
-        before = th.before
-        if th.module is not None and module_before is not None and th.compared:
-            before = module_before.get(th.module, 0.0)
-        summary = {}
-        for lang in ("en", "zh"):
-            refs = join(lang, [f"#{n}" for n in lead])
-            kinds = _kinds(th.prs, profile, lang)
-            if n_key:
-                text = t(lang, "theme.sentence_key", kinds=kinds, key=n_key, lead=refs)
-            else:
-                text = t(lang, "theme.sentence", kinds=kinds, lead=refs)
-            if before:  # none before: the heading says the topic is new
-                avg = avg_text(before)  # as the trends table shows the module's average
-                what = "module" if th.module is not None else "titles"
-                text += t(lang, f"theme.before_{what}.{per}", now=th.named, avg=avg, k=th.compared)
-            summary[lang] = text + t(lang, "theme.end")
-        out.append(replace(th, prs=ordered, summary=summary, lead=lead, before=before))
-    return out

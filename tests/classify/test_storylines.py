@@ -11,8 +11,9 @@ import pytest
 
 from classify.models import Classification, ListedPR, PRHead
 from classify.rules import Profile, load_profile, profile_from_data
+from classify.storylines import Theme, _verb_of_change, find_themes, theme_parts, zh_glue
 from commands.locale.reasons import score_reason
-from commands.report.themes import Theme, _verb_of_change, describe, find_themes, join, theme_parts, zh_glue
+from commands.report.storyline_text import describe, join
 from tests.conftest import RunFn
 
 MONDAY = datetime(2026, 5, 4, 9, tzinfo=UTC)
@@ -292,7 +293,7 @@ def test_a_place_many_prs_work_in_or_named_like_the_repository_names_no_story(ge
 
 
 def test_the_area_after_a_models_name_is_the_titles_subject() -> None:
-    from commands.report.themes import _vocabulary
+    from classify.storylines import _vocabulary
 
     vocab = _vocabulary(load_profile("vllm"))
     found = {
@@ -480,8 +481,8 @@ TITLES = [
 @pytest.mark.parametrize("name", ["vllm", "generic"])
 def test_the_vocabularys_fast_reading_is_title_terms(name: str) -> None:
     """The per-word caches read titles exactly as ``classify.topics.title_terms`` does."""
+    from classify import storylines as T
     from classify.topics import title_terms
-    from commands.report import themes as T
 
     vocab = T._Vocabulary(load_profile(name))
 
@@ -621,7 +622,7 @@ def test_a_theme_name_never_begins_with_a_verb_of_change(generic: Profile) -> No
     """ "Tune Triton config tuning" and "skipped AMD" (names a reviewer met): the phrase naming a
     story may start with a title's verb; the name is the subject after it, with the series' action
     ("Zqtriton zqblock tuning"). A participle that changes nothing ("Fused MoE") is no verb of change."""
-    from commands.report.themes import _name, _Topic, _vocabulary
+    from classify.storylines import _name, _Topic, _vocabulary
 
     vocab = _vocabulary(generic)
     tuned = [
