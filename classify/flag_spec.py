@@ -53,6 +53,9 @@ class DependencySpec(_Table):
     globs: Strs = []
     exclude: Strs = []
     patterns: Strs = []
+    added_patterns: Strs = []
+    removed_patterns: Strs = []
+    lockfiles: Strs = []
     max_evidence: Annotated[int, Field(ge=1, le=100)] = 5
 
 

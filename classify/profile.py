@@ -118,6 +118,9 @@ class Compiled:
     breaking_patterns: GatedGroup
     breaking_ignore: GatedGroup
     dependency_patterns: GatedGroup
+    dependency_added: GatedGroup
+    dependency_removed: GatedGroup
+    lockfile_set: int | None
     revert_title: GatedGroup
     revert_body: GatedGroup
     size_tiers: tuple[tuple[int, float], ...]
@@ -141,6 +144,17 @@ class Compiled:
         return hit
 
 
+@dataclass(frozen=True)
+class LearnedFrom:
+    """Where a learned profile came from: the repository, how many PRs, when, and their span."""
+
+    repo: str
+    prs: int
+    on: str
+    first: str = ""
+    last: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class Profile:
     """A loaded rule profile: identity, modules and kinds with labels, settings, compiled matchers."""
@@ -149,10 +163,16 @@ class Profile:
     version: str
     source: Path
     description: str
+    repos: tuple[str, ...]
+    """the repositories this profile answers for when none is configured (a bundled profile's own)"""
+    learned: LearnedFrom | None
+    """set when ``prdigest profile learn`` wrote it"""
     modules: Mapping[str, ModuleRule]
     kinds: Mapping[str, KindRule]
     key_share: float
     key_min_score: float
+    min_path_share: float
+    """a module found from a PR's files needs this share of its changed lines (the largest always counts)"""
     # ``score.theme``, kept beside it: whether key PRs depend on the period's storylines. ``pr``
     # asks only this, and a cached profile reads ``score`` (pydantic models) at its first use.
     theme_points: float

@@ -27,6 +27,7 @@ from classify.profile import (
     PROFILES_DIR,
     Compiled,
     KindRule,
+    LearnedFrom,
     ModuleRule,
     Profile,
     ProfileError,
@@ -41,6 +42,7 @@ __all__ = [
     "PROFILES_DIR",
     "Compiled",
     "KindRule",
+    "LearnedFrom",
     "ModuleRule",
     "Profile",
     "ProfileError",
@@ -48,6 +50,7 @@ __all__ = [
     "bundled_profiles",
     "classifier_code_hash",
     "content_hash",
+    "effective_data",
     "load_profile",
     "profile_from_data",
     "profile_path",
@@ -94,7 +97,7 @@ def load_profile(name_or_path: str | Path | None = None) -> Profile:
     profile = _LOADED.get(key)
     if profile is None:
         profile = _read_or_compile(Path(key[0]), shown)
-        if len(_LOADED) >= 16:
+        if len(_LOADED) >= 32:
             _LOADED.pop(next(iter(_LOADED)))
         _LOADED[key] = profile
     return profile
@@ -154,3 +157,10 @@ def _reduce(profile: Profile) -> tuple[Any, tuple[str, str, str]]:
 # A profile is pickled as "the profile at this path with this content" (worker processes load it
 # again through the loader): its compiled matchers and caches never travel.
 copyreg.pickle(Profile, _reduce)
+
+
+def effective_data(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile's data as it is compiled: the tables it leaves out filled from the generic profile."""
+    from classify.profile_schema import _with_generic_defaults
+
+    return _with_generic_defaults(data)

@@ -1,8 +1,9 @@
-"""What a command may use: the cache and the active rule profile (``Context``)."""
+"""What a command may use: the cache and the rule profile of the repository asked about (``Context``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from classify.rules import Profile
 from commands.model import Invocation, UsageError
@@ -11,15 +12,64 @@ from storage.prs import PRStore
 CHAT_PLATFORMS = ("slack", "discord")
 
 
+class ProfileChoice(Protocol):
+    """Which profile answers for a repository and why (``bot.config.repo_profiles.Choice``)."""
+
+    @property
+    def profile(self) -> Profile: ...
+
+    @property
+    def how(self) -> str: ...
+
+    @property
+    def prs(self) -> int: ...
+
+    @property
+    def automatic(self) -> bool: ...
+
+    @property
+    def needed(self) -> int: ...
+
+
+class Profiles(Protocol):
+    """Each repository's profile (the front end knows the settings and the cache that choose it)."""
+
+    def choice(self, repo: str | None) -> ProfileChoice: ...
+
+
 @dataclass
 class Context:
-    """What a command may use: the cache and the active rule profile."""
+    """What a command may use: the cache and the rule profile of the repository asked about
+    (``profiles`` chooses it per repository; without it ``profile`` answers for every one)."""
 
     store: PRStore
     profile: Profile
     stored_storylines: bool = True
     """closed periods' storylines read from and stored in the cache (``commands.report.stored_themes``);
     off: found again at every digest (benchmarks, the tests that compare both)"""
+    profiles: Profiles | None = None
+    chosen: ProfileChoice | None = field(default=None, repr=False)
+    """how ``profile`` was chosen, when ``profiles`` chose it"""
+
+    def for_repo(self, repo: str | None) -> Context:
+        """This context with the profile that answers for ``repo`` (itself without ``profiles``)."""
+        if self.profiles is None:
+            return self
+        choice = self.profiles.choice(repo)
+        if choice.profile is self.profile and self.chosen is not None:
+            return self
+        return replace(self, profile=choice.profile, chosen=choice)
+
+    def guess_repo(self, inv: Invocation) -> str | None:
+        """The repository an invocation is about before its words are parsed: its ``--repo``
+        option, the front end's default, else the only one in the cache."""
+        named = inv.options.get("repo")
+        if isinstance(named, str) and named.strip():
+            return named.strip()
+        if inv.repo:
+            return inv.repo
+        repos = self.store.repos()
+        return repos[0] if len(repos) == 1 else None
 
     def resolve_repo(self, inv: Invocation, named: str | None = None, *, cached: bool = True) -> str:
         """The repository to answer about: ``named`` (a PR URL's), else the invocation's, else

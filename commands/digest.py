@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 
 from classify.periods import Period, week_of
 from commands import params as P
-from commands.common import profile_note
+from commands.common import profile_line, profile_note
 from commands.context import Context
 from commands.locale import t
 from commands.locale.words import join_list, period_text, tn
@@ -17,7 +17,14 @@ from storage.prs import TagFilter
 
 @command(
     "digest",
-    params=(P.period(), P.modules(claims=P.not_a_filter_word), P.flag_filter(), P.match(), P.repo()),
+    params=(
+        P.period(),
+        P.modules(claims=lambda word: P.not_a_filter_word(word) and not P.is_prose_word(word)),
+        P.flag_filter(),
+        P.match(),
+        P.repo(),
+        P.prose(),
+    ),
     summary="cmd.digest",
     examples=(
         "digest",
@@ -30,11 +37,20 @@ from storage.prs import TagFilter
     charted=True,
 )
 def run(
-    inv: Invocation, ctx: Context, *, period: Period, match: str, flags: list[str], modules: list[str]
+    inv: Invocation,
+    ctx: Context,
+    *,
+    period: Period,
+    match: str,
+    flags: list[str],
+    modules: list[str],
+    prose: str = "on",
 ) -> Reply:
     """The digest of ``period``; ``modules`` (with ``match``) and ``flags`` narrow it to the PRs a
-    filtered subscription gets: those passing the module filter or carrying one of the flags."""
+    filtered subscription gets: those passing the module filter or carrying one of the flags.
+    ``prose=off`` leaves out what a language model could word (``Reply.prose``)."""
     repo = ctx.resolve_repo(inv)
+    ctx = ctx.for_repo(repo)
     if match != "any" and not modules:
         raise UsageError("error.match_needs_modules", mode=match)
     from commands.report.compose import compose  # imported when a digest is asked for
@@ -48,9 +64,15 @@ def run(
     if not stats.prs:
         reply.blocks = _empty(ctx, inv, repo, period, stats.merged_overall, modules)
         reply.sections = []
+    if not stats.prs or prose == "off":
+        reply.prose = None
     if note is not None:
         reply.blocks.insert(0, note)
         reply.data_source.update({"profile_note": note.text})  # keeps the JSON form deferred
+    said = profile_line(ctx, ctx.profile.name, ctx.profile.version, repo, inv.lang, digest=True)
+    if said:  # a profile prdigest chose (learned, or generic for now) says so at the end
+        (reply.sections[-1].blocks if reply.sections else reply.blocks).append(Paragraph(text=said))
+        reply.data_source.update({"profile": said})
     return reply
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from commands.context import CHAT_PLATFORMS, Context
+from commands.context import CHAT_PLATFORMS, Context, Profiles
 from commands.locale import t
 from commands.model import Invocation, Reply, UsageError
 from commands.spec import (
@@ -33,6 +33,7 @@ __all__ = [
     "REGISTRY",
     "CommandSpec",
     "Context",
+    "Profiles",
     "command",
     "dispatch",
     "how_to_type",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from commands.context import CHAT_PLATFORMS, Context
 from commands.locale import t
 from commands.model import Invocation, Reply, UsageError
-from commands.params import Param, Scope, Surface, parse, public, usage_line
+from commands.params import Param, Parsed, Scope, Surface, parse, public, usage_line
 
 Handler = Callable[..., Reply]
 
@@ -151,12 +151,31 @@ def usage_reply(inv: Invocation, exc: UsageError) -> Reply:
     return Reply.usage(spec.name, t(inv.lang, "usage.line", message=message, usage=line))
 
 
+def _parsed(spec: CommandSpec, inv: Invocation, ctx: Context) -> tuple[Invocation, Parsed]:
+    parsed = parse(spec.params, inv, scope(inv, ctx))
+    return (replace(inv, **parsed.invocation) if parsed.invocation else inv), parsed
+
+
+def _parsed_for_repo(spec: CommandSpec, inv: Invocation, ctx: Context) -> tuple[Invocation, Parsed, Context]:
+    """Parse with the profile of the repository the invocation is about (a module word means
+    what that repository's profile says); parsed again if the words named another repository."""
+    if ctx.profiles is None or inv.command == "help":
+        return (*_parsed(spec, inv, ctx), ctx)
+    ctx = ctx.for_repo(ctx.guess_repo(inv))
+    parsed_inv, parsed = _parsed(spec, inv, ctx)
+    if parsed_inv.repo and parsed_inv.repo != inv.repo:
+        other = ctx.for_repo(parsed_inv.repo)
+        if other.profile is not ctx.profile:
+            ctx = other
+            parsed_inv, parsed = _parsed(spec, inv, ctx)
+    return parsed_inv, parsed, ctx
+
+
 def answer(spec: CommandSpec, inv: Invocation, ctx: Context) -> Reply:
-    """Parse ``inv`` against ``spec`` and run it; bad input becomes a one-line usage answer."""
+    """Parse ``inv`` against ``spec`` (with its repository's profile) and run it; bad input
+    becomes a one-line usage answer."""
     try:
-        parsed = parse(spec.params, inv, scope(inv, ctx))
-        if parsed.invocation:
-            inv = replace(inv, **parsed.invocation)
+        inv, parsed, ctx = _parsed_for_repo(spec, inv, ctx)
         reply = spec.handler(inv, ctx, **parsed.values)
     except UsageError as exc:
         reply = usage_reply(inv, exc)

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
+from storage.write_now import connection
+
 if TYPE_CHECKING:  # imported by storage.prs, which `prdigest --help` loads: no SQLite at import
     import sqlite3
 
@@ -49,11 +51,6 @@ class TitleKeyer(Protocol):
     def stamp(self) -> str: ...
 
     def __call__(self, title: str) -> Iterable[str]: ...
-
-
-def _conn(db: Cache | sqlite3.Connection) -> sqlite3.Connection:
-    conn: sqlite3.Connection | None = getattr(db, "conn", None)  # a sqlite-utils Database
-    return conn if conn is not None else db  # type: ignore[return-value]
 
 
 def bucket_of(merged_at: str) -> str:
@@ -128,7 +125,7 @@ def refresh_aggregates(
     whole repository are recounted with it, or (no keyer) marked unusable until a writer with one
     comes (``prdigest reclassify`` recounts them).
     """
-    conn = _conn(db)
+    conn = connection(db)
     everything = buckets is None
     if everything:
         conn.execute("DELETE FROM pr_aggregates WHERE repo = ?", (repo,))
@@ -200,7 +197,7 @@ def refresh_aggregates(
 
 def terms_stamp(db: Cache | sqlite3.Connection, repo: str) -> str:
     """The profile content hash the repository's title topics were counted with ("" if none)."""
-    row = _conn(db).execute("SELECT terms_stamp FROM aggregate_state WHERE repo = ?", (repo,)).fetchone()
+    row = connection(db).execute("SELECT terms_stamp FROM aggregate_state WHERE repo = ?", (repo,)).fetchone()
     return str(row[0]) if row else ""
 
 
@@ -214,7 +211,7 @@ def _set_stamp(conn: sqlite3.Connection, repo: str, stamp: str) -> None:
 
 def refresh_all(db: Cache | sqlite3.Connection, title_keys: TitleKeyer | None = None) -> None:
     """Recount every repository (migration, a repair)."""
-    conn = _conn(db)
+    conn = connection(db)
     for (repo,) in conn.execute("SELECT DISTINCT repo FROM prs").fetchall():
         refresh_aggregates(conn, repo, None, title_keys=title_keys)
 
@@ -232,7 +229,7 @@ def window_counts(
     prefix is cut off) or of ``merged`` (prefix ``merged``): whole buckets from the aggregates,
     partial quarter-hours at a window's ends from the rows."""
     splits = [split(s, e) for s, e in windows]
-    conn = _conn(db)
+    conn = connection(db)
     out: list[dict[str, int]] = [{} for _ in splits]
     for i, part in enumerate(splits):
         for lo, hi in part.edges:
@@ -372,7 +369,7 @@ def title_counts(
     (count from the titles). The titles of partial quarter-hours come along as ``edge_titles``."""
     if not stamp or terms_stamp(db, repo) != stamp:
         return None
-    conn = _conn(db)
+    conn = connection(db)
     splits = [split(s, e) for s, e in windows]
     edges = [
         str(title)

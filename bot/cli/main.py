@@ -17,8 +17,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
+from bot.cli.setup import open_store as _store
+from bot.cli.setup import prs
 from bot.cli.setup import read_profile as _profile
 from bot.cli.setup import read_settings as _settings
+from bot.cli.setup import repo_profiles as _profiles
+from bot.cli.setup import say as _say
 from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from commands.formats import FORMATS
 from commands.locale import t
@@ -41,42 +45,6 @@ def _has_token(settings: Settings) -> bool:
     from bot.config.settings import secret
 
     return bool(secret(settings.github_token))
-
-
-def prs(n: int) -> str:
-    """ "1 PR", "2 PRs": the count in the writers' English report lines."""
-    return f"{n} PR" if n == 1 else f"{n} PRs"
-
-
-def _say(message: str) -> None:
-    click.echo(f"prdigest: {message}", err=True)
-
-
-def _store(
-    path: Path,
-    *,
-    create: bool = False,
-    settings: Settings | None = None,
-    profile: Profile | None = None,
-) -> PRStore:
-    """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they
-    wait, and the ``profile`` whose title topics their writes count into the aggregates."""
-    from classify.title_keys import ProfileTitleKeys
-    from storage.db import StoreError, StoreUnavailable, connect
-    from storage.prs import PRStore
-
-    keys = ProfileTitleKeys(profile) if profile is not None else None
-    try:
-        if settings is None:
-            return PRStore(connect(path, create=create), title_keys=keys)
-        return PRStore(
-            connect(path, create=create, lock_timeout=settings.prdigest_lock_timeout, on_wait=_say),
-            title_keys=keys,
-        )
-    except StoreUnavailable:
-        raise  # disk full, I/O error, a lock held too long: exit 1 in main()
-    except StoreError as exc:
-        raise UserError(str(exc)) from None
 
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -149,11 +117,15 @@ def run_command(
         now=now or datetime.now(UTC),
         platform="cli",
     )
-    ctx = Context(store=store, profile=profile)
+    ctx = Context(
+        store=store, profile=profile, profiles=None if name == "help" else _profiles(settings, store)
+    )
     load(name)  # the command's module imported before the heap is settled
     settle_heap(collect=False)
     reply = dispatch(inv, ctx)
-    if name != "help":  # a closed period's digest may have stored its storylines
+    if reply.prose is not None:  # a digest, worded by a language model when one is configured
+        reply = _with_prose(reply, settings, store)
+    if name != "help":  # a closed period's digest may have stored its storylines (and sentences)
         from storage.storylines import fold_into_file
 
         fold_into_file(store.db)
@@ -162,9 +134,23 @@ def run_command(
         from bot.ingest.on_demand import answer
 
         store.db.close()
-        ctx = Context(store=_store(path, settings=settings, profile=profile), profile=profile)
+        store = _store(path, settings=settings, profile=profile)
+        ctx = Context(store=store, profile=profile, profiles=_profiles(settings, store))
         reply = answer(inv, ctx, settings)
     return reply
+
+
+def _with_prose(reply: Reply, settings: Settings, store: PRStore) -> Reply:
+    """The digest with verified model-written sentences, when ``PRDIGEST_LLM_URL`` is set
+    (``bot.prose``; httpx is imported only then)."""
+    from bot.prose.setup import prose_writer
+
+    writer = prose_writer(settings, store.db)
+    if writer is None:
+        return reply
+    from bot.prose.writer import write_blocking
+
+    return write_blocking(reply, writer)
 
 
 class _NoCache:
@@ -179,11 +165,11 @@ class _NoCache:
 
 def command_help(spec: CommandSpec) -> str:
     """``prdigest COMMAND --help``, generated from the command's declared parameters."""
-    from commands.params import for_surface
+    from commands.params import listed
 
     summary = t("en", spec.summary_for("cli"))
     lines = [summary, "", f"Usage: prdigest {spec.usage}"]
-    positional = [p for p in for_surface(spec.params, "cli") if p.positional]
+    positional = [p for p in listed(spec.params, "cli") if p.positional]
     if positional:
         lines += ["", "\b", "Arguments:"]
         for p in positional:
@@ -198,10 +184,10 @@ def command_help(spec: CommandSpec) -> str:
 
 def _make_command(spec: CommandSpec) -> click.Command:
     """One CLI subcommand from a registered command: its words, its declared options, --post, --chart."""
-    from commands.params import for_surface
+    from commands.params import for_surface, listed
 
     options = [p for p in for_surface(spec.params, "cli") if p.option]
-    metavar = " ".join(p.usage() for p in for_surface(spec.params, "cli") if p.positional)
+    metavar = " ".join(p.usage() for p in listed(spec.params, "cli") if p.positional)
 
     @click.pass_context
     def cmd(
@@ -357,6 +343,12 @@ def _sync_command() -> click.Command:
     return sync
 
 
+def _profile_commands() -> click.Command:
+    from bot.cli.profile import profile_group
+
+    return profile_group
+
+
 def _serve_command() -> click.Command:
     from bot.host.serve import serve
 
@@ -382,6 +374,7 @@ class LazyGroup(click.Group):
     only when invoked, so `prdigest digest` starts in a fraction of a second."""
 
     lazy: ClassVar[dict[str, tuple[Callable[[], click.Command], str]]] = {
+        "profile": (lambda: _profile_commands(), "Learn a rule profile from a repository's cached history."),
         "sync": (
             lambda: _sync_command(),
             "Fetch merged PRs from GitHub or a local clone, classify and cache them.",
@@ -530,16 +523,19 @@ def _move_aside(db: Path) -> Path:
 def import_(file: Path, db: Path | None) -> None:
     """Import PR records from a JSON Lines file (.jsonl or .jsonl.gz), one PR per line."""
     from bot.ingest.github import web_base
+    from bot.ingest.learn import after_write
     from bot.ingest.load import RecordError, import_file
     from storage.db import close
 
     settings = _settings()
-    profile = _profile(settings)
-    store = _store(db or settings.prdigest_db, create=True, settings=settings, profile=profile)
-    try:
-        result = import_file(store, profile, file, web=web_base(settings.prdigest_github_api_url))
+    store = _store(db or settings.prdigest_db, create=True, settings=settings)
+    try:  # each repository classified with its own profile, then learned where due
+        result = import_file(
+            store, _profiles(settings, store), file, web=web_base(settings.prdigest_github_api_url)
+        )
     except RecordError as exc:
         raise UserError(str(exc)) from None
+    notes = after_write(store, settings, sorted(result.repos))
     close(store.db)
     counts = result.counts
     if result.urls_rebuilt:
@@ -551,6 +547,8 @@ def import_(file: Path, db: Path | None) -> None:
         f"imported {prs(result.total)}: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
         + (f", {counts.kept_richer} kept (richer data already cached)" if counts.kept_richer else "")
     )
+    for note in notes:
+        _say(note)
 
 
 @cli.command("reclassify")
@@ -564,21 +562,32 @@ def import_(file: Path, db: Path | None) -> None:
 def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
     """Re-run classification with the current profile (no network): only PRs it has not yet classified as it is now."""
     from bot.ingest.load import reclassify
+    from classify.title_keys import ProfileTitleKeys
     from storage.db import close
 
     settings = _settings()
-    profile = _profile(settings)
-    store = _store(db or settings.prdigest_db, settings=settings, profile=profile)
-    result = reclassify(store, profile, repo, workers=workers)
+    store = _store(db or settings.prdigest_db, settings=settings)
+    profiles = _profiles(settings, store)
+    repos = [repo] if repo else store.repos()
+    lines = []
+    for name in repos or [None]:  # each repository with its own profile
+        profile = profiles(name)
+        store.title_keys = ProfileTitleKeys(profile)
+        result = reclassify(store, profile, name, workers=workers)
+        lines.append(_reclassified(result, profile, f"{name}: " if len(repos) > 1 else ""))
     close(store.db)
+    for line in lines:
+        click.echo(line)
+
+
+def _reclassified(result: Any, profile: Profile, lead: str) -> str:
     if result.up_to_date:
-        click.echo(
-            f"unchanged: all {prs(result.total)} are already classified with profile {profile.name} "
+        return (
+            f"{lead}unchanged: all {prs(result.total)} are already classified with profile {profile.name} "
             f"{profile.version} as it is now; nothing to do"
         )
-        return
-    click.echo(
-        f"reclassified {result.classified} of {prs(result.total)} with profile {profile.name} {profile.version}: "
+    return (
+        f"{lead}reclassified {result.classified} of {prs(result.total)} with profile {profile.name} {profile.version}: "
         f"{result.changed} changed in {result.seconds:.1f}s ({result.workers} worker{'s' if result.workers > 1 else ''})"
     )
 

@@ -28,6 +28,7 @@ from bot.config.urls import HTTP, WEBSOCKET, platform_url
 
 ENV_FILE = ".env"
 LOCK_TIMEOUT_MAX = 86400.0
+LLM_TIMEOUT, LLM_TIMEOUT_MAX = 20.0, 600.0
 
 
 class ConfigError(Exception):
@@ -106,6 +107,40 @@ def repos(value: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(words))
 
 
+def repo_profiles(value: object) -> tuple[tuple[str, str], ...]:
+    """``OWNER/NAME=PROFILE`` pairs (commas or spaces between them; PROFILE a bundled name or a
+    TOML file): the profile of each repository named, where the others get theirs as usual."""
+    if value is None:
+        return ()
+    if isinstance(value, tuple):  # already read (``Settings.replace``)
+        return tuple((str(repo), str(profile)) for repo, profile in value)
+    if not isinstance(value, str):
+        raise ValueError("expected OWNER/NAME=PROFILE, or several separated by commas")
+    out: dict[str, str] = {}
+    for word in value.replace(",", " ").split():
+        repo, sep, profile = word.partition("=")
+        if not sep or not profile or not repos(repo):
+            raise ValueError(f"{word!r} is not OWNER/NAME=PROFILE")
+        out[repo] = profile
+    return tuple(out.items())
+
+
+def llm_url(value: object) -> str | None:
+    """PRDIGEST_LLM_URL without its trailing slash: https://, or http:// to this machine only
+    (the key travels with every request); unset or blank: no model."""
+    if value is None or not _text(value).strip():
+        return None
+    return platform_url("PRDIGEST_LLM_URL", _text(value)).rstrip("/")
+
+
+def llm_model(url: str | None, model: str | None) -> None:
+    """A model URL needs the name of the model it serves (every request names it)."""
+    if url and not (model or "").strip():
+        raise ValueError(
+            "PRDIGEST_LLM_MODEL is needed with PRDIGEST_LLM_URL: the model name the endpoint serves"
+        )
+
+
 def _text(value: object) -> str:
     if not isinstance(value, str):
         raise ValueError("Input should be a valid string")
@@ -116,6 +151,10 @@ def _path(value: object) -> Path:
     if isinstance(value, Path):
         return value
     return Path(_text(value))
+
+
+def _optional_text(value: object) -> str | None:
+    return None if value is None else _text(value)
 
 
 def _optional_path(value: object) -> Path | None:
@@ -216,7 +255,12 @@ FIELDS: dict[str, Field] = {
         (), repos, "OWNER/NAME to report on; several, comma-separated, for chat (the first is the default)"
     ),
     "prdigest_rules": Field(None, _optional_path, "your own rule profile (TOML)"),
-    "prdigest_profile": Field("vllm", _text, "bundled profile: vllm or generic"),
+    "prdigest_profile": Field(
+        "", _text, "bundled profile for every repository: vllm or generic (unset: each its own)"
+    ),
+    "prdigest_repo_profiles": Field(
+        (), repo_profiles, "OWNER/NAME=PROFILE pairs: one repository's bundled profile or TOML file"
+    ),
     "prdigest_timezone": Field("UTC", lambda v: zone(_text(v)), "IANA zone for week boundaries"),
     "prdigest_lang": Field("en", _choice("en", "zh"), "answer language"),
     "prdigest_lock_timeout": Field(
@@ -252,11 +296,24 @@ FIELDS: dict[str, Field] = {
         _number(ge=0, le=24 * 14),
         "hours after its due time a missed digest is still posted (then recorded as skipped)",
     ),
+    "prdigest_post_timeout": Field(
+        30.0,
+        _number(gt=0, le=300),
+        "seconds a Slack or Discord post waits for its answer; a scheduled post whose answer is "
+        "lost is looked for in the channel only after twice this, before it is sent again",
+    ),
     "prdigest_sync_every": Field(
         60.0, _number(ge=0), "minutes between the syncs prdigest serve runs with GITHUB_TOKEN (0: never)"
     ),
     "prdigest_admins": Field(
         "", _text, "chat user ids allowed to change subscriptions, comma-separated (besides workspace admins)"
+    ),
+    # a language model writing the digest's sentences from its computed facts (optional)
+    "prdigest_llm_url": Field(None, llm_url, "OpenAI-compatible base URL (…/chat/completions is appended)"),
+    "prdigest_llm_model": Field(None, _optional_text, "the model name the endpoint serves"),
+    "prdigest_llm_key": Field(None, _secret),
+    "prdigest_llm_timeout": Field(
+        LLM_TIMEOUT, _number(gt=0, le=LLM_TIMEOUT_MAX), "seconds a digest waits for the model in all"
     ),
 }
 
@@ -276,6 +333,7 @@ class Settings:
     prdigest_repo: tuple[str, ...]
     prdigest_rules: Path | None
     prdigest_profile: str
+    prdigest_repo_profiles: tuple[tuple[str, str], ...]
     prdigest_timezone: str
     prdigest_lang: str
     prdigest_lock_timeout: float
@@ -291,8 +349,13 @@ class Settings:
     prdigest_discord_gateway_url: str
     prdigest_port: int
     prdigest_catchup: float
+    prdigest_post_timeout: float
     prdigest_sync_every: float
     prdigest_admins: str
+    prdigest_llm_url: str | None
+    prdigest_llm_model: str | None
+    prdigest_llm_key: Secret | None
+    prdigest_llm_timeout: float
 
     def __init__(self, _env_file: str | Path | None = ENV_FILE, **values: Any) -> None:
         unknown = sorted(set(values) - set(FIELDS) - set(ALIASES))
@@ -310,6 +373,10 @@ class Settings:
             except ValueError as exc:
                 raise ValueError(_line(name, str(exc))) from None
             object.__setattr__(self, name, value)
+        try:  # the one check that reads two settings
+            llm_model(self.prdigest_llm_url, self.prdigest_llm_model)
+        except ValueError as exc:
+            raise ValueError(_line("prdigest_llm_model", str(exc))) from None
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in FIELDS}

@@ -25,6 +25,7 @@ from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items
 from commands.locale.words import avg_text, change_words, count, join_list, period_text, tn
 from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply, Section, Table
+from commands.prose.facts import DigestLayout, digest_parts
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, Recommendation, recommendations
 from commands.report.stats import DigestStats, module_tally
@@ -176,8 +177,11 @@ def _theme_summary(th: Theme, lang: str) -> str | None:
     return summary if summary and summary.strip() else None
 
 
-def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
-    """Each storyline: its name, its computed sentence, then its leading PRs."""
+def _themes(
+    stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str, layout: DigestLayout
+) -> list[Block]:
+    """Each storyline: its name, its computed sentence, then its leading PRs (where those lines
+    are, and the heading, go into ``layout``: a model may word them instead)."""
     blocks: list[Block] = []
     module_counts = stats.module_counts()
     unit_word = unit(stats, lang)
@@ -199,9 +203,11 @@ def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
         blocks.append(Heading(text=f"{i}. {head}", level=3))
         summary = _theme_summary(th, lang)
         items = [_entry(s, stats, lang) for s in th.prs[: THEME_ITEMS - (1 if summary else 0)]]
+        start = len(blocks)
         if summary:
             blocks.append(Paragraph(text=summary))
         blocks.append(BulletList(items=items))
+        layout.themes.append((start, len(blocks), head))
     if not themes:
         blocks.append(Paragraph(text=t(lang, "digest.no_themes")))
     return blocks
@@ -341,8 +347,9 @@ def _dependency_item(s: ListedPR, lang: str) -> str:
     shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
     if not shown:
         return clean_title(s.pr.title)
-    if any("→" in e for e in shown):
+    if flag is not None and any(" " in e for e in flag.evidence):  # versions, added, removed, refreshed
         return join_list(shown, lang, conjunction=False)  # one item of the upgrades' list
+    # files alone: a cache classified before a dependency flag had to name what changed
     return t(lang, "digest.dependency_files", files=join_list(shown, lang, 2))
 
 
@@ -378,13 +385,17 @@ def _vs(stats: DigestStats, kind: str, lang: str) -> str:
     return t(lang, "digest.vs_avg", average=average_phrase(stats, lang), avg=avg_text(avg))
 
 
-def _risks(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> list[Block]:
+def _risks(
+    stats: DigestStats, profile: Profile, label: LabelFn, lang: str, layout: DigestLayout
+) -> list[Block]:
     items: list[Bullet] = []
+    kinds = layout.risk_kinds  # the flag kind of each line, in order
     core = stats.flagged("core-path")
     if core:
         mostly, _ = _mostly(core, label, lang)
         text = tn(lang, "digest.risk_core", len(core), vs=_vs(stats, "core-path", lang), modules=mostly)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in core[:RISK_PRS]]))
+        kinds.append("core-path")
     tests = stats.flagged("missing-tests")
     if tests:
         mostly, _ = _mostly(tests, label, lang)
@@ -397,6 +408,7 @@ def _risks(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> l
             modules=mostly,
         )
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in tests[:RISK_PRS]]))
+        kinds.append("missing-tests")
     breaking = stats.flagged("breaking")
     if breaking:
         named = join_list([_breaking_item(s, lang) for s in breaking[:RISK_NAMED]], lang, RISK_NAMED)
@@ -405,18 +417,21 @@ def _risks(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> l
         )
         text = t(lang, "digest.risk_breaking", n=len(breaking), items=named, more=more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in breaking[:RISK_NAMED]]))
+        kinds.append("breaking")
     deps = stats.flagged("dependency")
     if deps:
         named = join_list(_tallied([_dependency_item(s, lang) for s in deps], lang), lang, RISK_PRS)
         more = _more(stats, "dependency", len(deps) - RISK_PRS, lang) if len(deps) > RISK_PRS else ""
         text = t(lang, "digest.risk_dependency", n=len(deps), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in deps[:RISK_PRS]]))
+        kinds.append("dependency")
     reverts = stats.flagged("revert")
     if reverts:
         named = join_list([_revert_item(s, stats, lang) for s in reverts[:RISK_PRS]], lang, RISK_PRS)
         more = _more(stats, "revert", len(reverts) - RISK_PRS, lang) if len(reverts) > RISK_PRS else ""
         text = t(lang, "digest.risk_revert", n=len(reverts), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in reverts[:RISK_PRS]]))
+        kinds.append("revert")
     large = sorted(stats.flagged("large"), key=lambda s: (-(s.pr.additions + s.pr.deletions), -s.pr.number))
     if large:
         biggest = large[0].pr.additions + large[0].pr.deletions
@@ -429,6 +444,7 @@ def _risks(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> l
             biggest=f"{biggest:,}",
         )
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in large[:RISK_PRS]]))
+        kinds.append("large")
     if not items:
         return [Paragraph(text=t(lang, "digest.risk_none"))]
     return [BulletList(items=items)]
@@ -473,8 +489,13 @@ def _quick_zh(s: ListedPR, profile: Profile, label: LabelFn) -> str:
     return zh_spacing("；".join(parts) + "。")
 
 
+def _key_prs(stats: DigestStats) -> list[ListedPR]:
+    """The PRs of the quick view, most important first."""
+    return [s for s in stats.ranked() if s.pr.number in stats.key][:QUICKVIEW]
+
+
 def _quickview(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> list[Block]:
-    key_prs = [s for s in stats.ranked() if s.pr.number in stats.key][:QUICKVIEW]
+    key_prs = _key_prs(stats)
     if not key_prs:
         return [Paragraph(text=t(lang, "digest.no_key"))]
     items = []
@@ -505,11 +526,12 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     themes = stats.themes
     recs = recommendations(stats, themes, label, lang)
     trends = module_trends(stats)
+    layout = DigestLayout()
     sections: list[tuple[str, list[Block]]] = [
         ("digest.summary", _summary(stats, themes, label, lang)),
-        (f"digest.themes_{kind}", _themes(stats, themes, label, lang)),
+        (f"digest.themes_{kind}", _themes(stats, themes, label, lang, layout)),
         ("digest.trends", _trends(stats, trends, label, lang)),
-        ("digest.risks", _risks(stats, profile, label, lang)),
+        ("digest.risks", _risks(stats, profile, label, lang, layout)),
         ("digest.quickview", _quickview(stats, profile, label, lang)),
         (
             "digest.recommendations",
@@ -521,10 +543,17 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     ]
     (lead_heading, lead), *rest = sections
     blocks: list[Block] = [Heading(text=t(lang, lead_heading), level=2), *lead]
-    parts = [Section(title=t(lang, heading), blocks=body) for heading, body in rest]
+    parts = [
+        Section(title=t(lang, heading), blocks=body, key=heading.removeprefix("digest."))
+        for heading, body in rest
+    ]
     # the JSON form lists every PR: built only when read (the JSON renderer, the chart)
     build = partial(_data, stats, themes, trends, recs, profile, lang)
-    return Reply(command="digest", title=title, blocks=blocks, sections=parts, data_factory=build)
+    # what a language model may word instead (only an edge with a model configured asks)
+    prose = partial(digest_parts, stats, profile, lang, layout, parts, partial(_key_prs, stats), pr_ref)
+    return Reply(
+        command="digest", title=title, blocks=blocks, sections=parts, data_factory=build, prose=prose
+    )
 
 
 def _data(

@@ -44,11 +44,20 @@ def _packages(deps: list[ListedPR], lang: str) -> tuple[list[str], list[ListedPR
     for s in deps:
         flag = s.cls.flag("dependency")
         shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
-        named = [item.split(" ", 1)[0] for item in shown[:2] if "→" in item]
+        named = [
+            item.split(" ", 1)[0]
+            for item in shown[:2]
+            if "→" in item or item.endswith((" added", " removed"))
+        ]
         if named:
             prs.append(s)
         names += [name for name in named if name not in names]
     return names, prs
+
+
+def _refreshes_only(s: ListedPR) -> bool:
+    flag = s.cls.flag("dependency")
+    return flag is not None and all(e.endswith(" refreshed") for e in flag.evidence)
 
 
 def _package_list(names: list[str], lang: str) -> str:
@@ -91,7 +100,7 @@ def recommendations(
         if names:
             text = t(lang, "rec.dependency", deps=_package_list(names, lang))
             out.append(Recommendation(text, named[:MAX_PACKAGES]))
-        else:
+        elif not all(_refreshes_only(s) for s in deps):  # a lockfile refresh alone asks nothing of anyone
             out.append(Recommendation(tn(lang, "rec.dependency_unnamed", len(deps)), deps[:MAX_PACKAGES]))
     for theme in themes:
         if theme.kind == "burst":

@@ -75,6 +75,13 @@ def test_the_environment_wins_over_dotenv_and_arguments_over_both(
         ("PRDIGEST_CATCHUP", "400", "PRDIGEST_CATCHUP: Input should be less than or equal to 336"),
         ("PRDIGEST_SYNC_EVERY", "-1", "PRDIGEST_SYNC_EVERY: Input should be greater than or equal to 0"),
         ("PRDIGEST_SLACK_API_URL", "http://slack.example.com/api/", "PRDIGEST_SLACK_API_URL"),
+        ("PRDIGEST_REPO_PROFILES", "a/b", "PRDIGEST_REPO_PROFILES: 'a/b' is not OWNER/NAME=PROFILE"),
+        ("PRDIGEST_REPO_PROFILES", "nope=vllm", "PRDIGEST_REPO_PROFILES: 'nope' is not OWNER/NAME"),
+        ("PRDIGEST_POST_TIMEOUT", "301", "PRDIGEST_POST_TIMEOUT: Input should be less than or equal to 300"),
+        ("PRDIGEST_LLM_URL", "http://10.1.2.3:8000/v1", "PRDIGEST_LLM_URL 'http://10.1.2.3:8000/v1': plain"),
+        ("PRDIGEST_LLM_URL", "https://llm.example/v1", "PRDIGEST_LLM_MODEL is needed with PRDIGEST_LLM_URL"),
+        ("PRDIGEST_LLM_TIMEOUT", "601", "PRDIGEST_LLM_TIMEOUT: Input should be less than or equal to 600"),
+        ("PRDIGEST_LLM_TIMEOUT", "0", "PRDIGEST_LLM_TIMEOUT: Input should be greater than 0"),
     ],
 )
 def test_a_wrong_value_is_one_line_naming_the_variable(
@@ -98,6 +105,13 @@ def test_a_wrong_value_is_one_line_naming_the_variable(
             "prdigest_discord_api_url",
             "https://discord.example/api",
         ),
+        (
+            "PRDIGEST_REPO_PROFILES",
+            "vllm-project/vllm=vllm, a/b=mine.toml",
+            "prdigest_repo_profiles",
+            (("vllm-project/vllm", "vllm"), ("a/b", "mine.toml")),
+        ),
+        ("PRDIGEST_LLM_URL", "   ", "prdigest_llm_url", None),
     ],
 )
 def test_values_pydantic_accepted_are_accepted(
@@ -105,6 +119,16 @@ def test_values_pydantic_accepted_are_accepted(
 ) -> None:
     monkeypatch.setenv(name, value)
     assert getattr(load_settings(), field) == expected
+
+
+def test_a_model_url_is_kept_without_its_trailing_slash(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRDIGEST_LLM_URL", "https://llm.example/v1/")
+    monkeypatch.setenv("PRDIGEST_LLM_MODEL", "m")
+    monkeypatch.setenv("PRDIGEST_LLM_KEY", "sk-secret")
+    s = load_settings()
+    assert (s.prdigest_llm_url, s.prdigest_llm_model) == ("https://llm.example/v1", "m")
+    assert "sk-secret" not in repr(s) and secret(s.prdigest_llm_key) == "sk-secret"
+    assert s.replace(prdigest_lang="zh").prdigest_repo_profiles == s.prdigest_repo_profiles
 
 
 def test_a_bare_name_in_dotenv_is_one_line(home: Path) -> None:
