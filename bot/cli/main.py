@@ -319,7 +319,7 @@ def write_chart(reply: Reply, path: Path) -> None:
 
 def post_to(reply: Reply, target: str) -> int:
     """``--post PLATFORM:CHANNEL``: deliver the reply through the platform's Poster."""
-    from bot.chat.post import post_from_cli
+    from bot.chat.platforms import post_from_cli
 
     result = post_from_cli(reply, target, _settings())
     where = f"{result.platform}:{result.channel}"

@@ -18,8 +18,8 @@ from typing import Any
 
 import click
 
-from bot.chat.post import PLATFORMS, Poster, PostError, poster_for
-from bot.chat.steps import step_poster_for
+from bot.chat.platforms import poster_for, step_poster_for
+from bot.chat.post import PLATFORMS, Poster, PostError
 from bot.cli.setup import read_profile as _profile  # one way to read settings and the profile
 from bot.cli.setup import read_settings as _settings
 from bot.config.errors import EXIT_FAILED, UserError

@@ -410,7 +410,7 @@ def _paced_poster(settings: Settings, platform: str) -> StepPoster:
     """The platform's poster as a delivery uses it (Slack unpaced, so the race is tight)."""
     if platform == "slack":
         return SlackSteps(web_client(settings), pace=0)
-    from bot.chat.steps import step_poster_for
+    from bot.chat.platforms import step_poster_for
 
     return step_poster_for(platform, settings)
 
