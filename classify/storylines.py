@@ -63,7 +63,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from classify.engine import is_bot
 from classify.models import ListedPR, ScorePart
@@ -735,124 +735,191 @@ def find_themes(
     ``previous`` holds the titles of each earlier window (for novelty and "new this week");
     ``paths`` the changed files of the period's PRs, when the caller has them.
     """
-    vocab = _vocabulary(profile)
-    paths = paths or {}
-    bots = profile.compiled.bot_authors
-    prs = [s for s in prs if not is_bot(s.pr.author, bots)]  # dependency bots tell no story
-    by_number = {s.pr.number: s for s in prs}
-    topics = _topics(prs, vocab)
-    history = _History(previous, vocab)
-    specific = _specific_files(prs, paths)
-    holders: dict[str, list[int]] = {}  # the PRs changing each of those files
-    for n, files in specific.items():
-        for f in files:
-            if f in holders:
-                holders[f].append(n)
-            else:
-                holders[f] = [n]
-    changed = {f: len(ns) for f, ns in holders.items()}  # how many PRs change each
-    total = len(prs)
-    cap = max(MIN_PRS, int(MAX_SHARE * total))
-    places = _places(prs, paths)
-    _name_places(topics, places, vocab)
-    candidates = [
-        tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap and not _mechanics(tp, by_number)
-    ]
-    if not isinstance(previous, Sequence) and history.known:
-        previous.fetch(tp.key for tp in candidates)  # one read for all (namers are read when named)
-    # novelty and rarity are the titles' (the earlier windows are known by their titles only)
-    novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
-    specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
-    weight = {s.pr.number: _weight(s) for s in prs}
-    # which candidates are ordinary words, decided only for those that would name a story
-    ordinary = _Ordinary(candidates, lambda tp: _ordinary(tp, history, by_number, paths, places))
-    # for each PR, how many candidate tags it has as its first (see ``_grow``)
-    firsts = Counter(
-        n for tp in candidates if tp.source == "tag" for n, w in tp.weight.items() if w >= PRIMARY
-    )
+    search = _Search(prs, profile, previous, paths or {})
+    while len(search.found) < MAX_THEMES + SPARE_THEMES:
+        best = search.pick()
+        if best is None or not search.room_for(best):
+            break
+        search.tell(best)
+    return search.themes()
 
-    def strength(tp: _Topic, members: set[int]) -> float:
-        return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
 
-    # each candidate's PRs not yet in a theme, and their strength. A theme taking some of a
-    # candidate's PRs only marks its strength stale (it can only have fallen: every term is
-    # positive): it is recomputed when the old value would still beat the best so far, so the
-    # choice is the one fresh values would make, at a few recomputations per round
-    free = {tp.key: set(tp.members) for tp in candidates}
-    power = {tp.key: strength(tp, tp.members) for tp in candidates}
-    stale: set[str] = set()
-    taken: set[int] = set()
-    # each story found: seed, the topics that joined it, its PRs, what names it, strength,
-    # standing, news or not
-    found: list[tuple[_Topic, list[_Topic], set[int], _Topic, float, float, bool]] = []
-    bursts = 0
-    unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
-    touching: dict[str, int] = {}  # how many PRs touch a module, counted for the modules stories name
-    index = _TopicIndex(topics)
-    alive = candidates  # those that can still seed a story (free PRs only shrink, unnamed only grows)
-    while len(found) < MAX_THEMES + SPARE_THEMES:
+class _Found(NamedTuple):
+    """A story found: its seed, the topics that joined it, its PRs, what names it, its strength
+    and standing when found, and whether it is news."""
+
+    seed: _Topic
+    joined: list[_Topic]
+    members: set[int]
+    namer: _Topic
+    power: float
+    standing: float
+    news: bool
+
+
+class _Search:
+    """One period's candidate topics and what finding its stories has decided so far.
+
+    Each candidate keeps its PRs not yet in a story (``free``) and its strength (``power``). A
+    story taking some of a candidate's PRs only marks its strength stale (it can only have
+    fallen: every term is positive): it is recomputed when the old value would still beat the
+    best so far, so the choice is the one fresh values would make, at a few recomputations per
+    round.
+    """
+
+    def __init__(
+        self,
+        prs: Sequence[ListedPR],
+        profile: Profile,
+        previous: Sequence[Sequence[str]] | TopicCounts,
+        paths: Mapping[int, Sequence[str]],
+    ) -> None:
+        self.vocab = vocab = _vocabulary(profile)
+        self.paths = paths
+        bots = profile.compiled.bot_authors
+        self.prs = prs = [s for s in prs if not is_bot(s.pr.author, bots)]  # dependency bots tell no story
+        self.by_number = by_number = {s.pr.number: s for s in prs}
+        self.topics = topics = _topics(prs, vocab)
+        self.history = history = _History(previous, vocab)
+        self.specific = _specific_files(prs, paths)
+        self.holders: dict[str, list[int]] = {}  # the PRs changing each of those files
+        for n, files in self.specific.items():
+            for f in files:
+                self.holders.setdefault(f, []).append(n)
+        self.changed = {f: len(ns) for f, ns in self.holders.items()}  # how many PRs change each
+        total = len(prs)
+        self.cap = cap = max(MIN_PRS, int(MAX_SHARE * total))
+        self.places = places = _places(prs, paths)
+        _name_places(topics, places, vocab)
+        self.candidates = candidates = [
+            tp
+            for tp in topics.values()
+            if MIN_PRS <= len(tp.members) <= cap and not _mechanics(tp, by_number)
+        ]
+        if not isinstance(previous, Sequence) and history.known:
+            previous.fetch(tp.key for tp in candidates)  # one read for all (namers are read when named)
+        # novelty and rarity are the titles' (the earlier windows are known by their titles only)
+        self.novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
+        self.specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
+        self.weight = {s.pr.number: _weight(s) for s in prs}
+        # which candidates are ordinary words, decided only for those that would name a story
+        self.ordinary = _Ordinary(candidates, lambda tp: _ordinary(tp, history, by_number, paths, places))
+        # for each PR, how many candidate tags it has as its first (see ``_grow``)
+        self.firsts = Counter(
+            n for tp in candidates if tp.source == "tag" for n, w in tp.weight.items() if w >= PRIMARY
+        )
+        self.free = {tp.key: set(tp.members) for tp in candidates}
+        self.power = {tp.key: self.strength(tp, tp.members) for tp in candidates}
+        self.stale: set[str] = set()
+        self.found: list[_Found] = []
+        self.bursts = 0
+        self.unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
+        self.touching: dict[str, int] = {}  # PRs touching a module, counted for the modules stories name
+        self.index = _TopicIndex(topics)
+        self.alive = (
+            candidates  # those that can still seed a story (free PRs only shrink, unnamed only grows)
+        )
+
+    def strength(self, tp: _Topic, members: set[int]) -> float:
+        weight = self.weight
+        return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * self.specificity[tp.key]
+
+    def pick(self) -> tuple[bool, float, str, _Topic] | None:
+        """The strongest candidate that can still seed a story — a burst (news) before any steady
+        one — as (burst, strength, key, topic); None when none can."""
         best: tuple[bool, float, str, _Topic] | None = None
         still: list[_Topic] = []
-        for tp in alive:
+        for tp in self.alive:
             key = tp.key
-            left = free[key]
-            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members) or key in unnamed:
+            left = self.free[key]
+            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members) or key in self.unnamed:
                 continue  # mostly told already by an earlier theme, or a story with no subject
             still.append(tp)
             # a topic bursting against the earlier windows is news: it comes before steady areas
             burst = (
-                novelty[key] >= BURST
+                self.novelty[key] >= BURST
                 and tp.source in BURSTING
                 and len(left) >= MIN_BURST_PRS
-                and bursts < MAX_BURSTS
+                and self.bursts < MAX_BURSTS
             )
-            if best is not None and (burst, power[key], key) <= best[:3]:
+            if best is not None and (burst, self.power[key], key) <= best[:3]:
                 continue  # not even its strength before it fell beats the best
-            if key in stale:
-                power[key] = strength(tp, left)
-                stale.discard(key)
-            rank = (burst, power[key], key)
+            if key in self.stale:
+                self.power[key] = self.strength(tp, left)
+                self.stale.discard(key)
+            rank = (burst, self.power[key], key)
             if best is None or rank > best[:3]:
                 best = (*rank, tp)
-        alive = still
-        if best is None:
-            break
-        if len(found) >= MAX_THEMES and not best[0]:
-            # standing is at most twice the strength: a weaker story cannot be told any more
-            steady = sorted((stand for *_, stand, news in found if not news), reverse=True)
-            slots = MAX_THEMES - (len(found) - len(steady))
-            if slots <= 0 or (len(steady) >= slots and 2 * best[1] < steady[slots - 1]):
-                break
+        self.alive = still
+        return best
+
+    def room_for(self, best: tuple[bool, float, str, _Topic]) -> bool:
+        """Whether a story this strong can still be told: news always; a steady one while it may
+        stand among the best (standing is at most twice the strength)."""
+        if len(self.found) < MAX_THEMES or best[0]:
+            return True
+        steady = sorted((f.standing for f in self.found if not f.news), reverse=True)
+        slots = MAX_THEMES - (len(self.found) - len(steady))
+        return not (slots <= 0 or (len(steady) >= slots and 2 * best[1] < steady[slots - 1]))
+
+    def tell(self, best: tuple[bool, float, str, _Topic]) -> None:
+        """Grow ``best``'s seed into a story and take its PRs — unless only an ordinary word names it."""
         seed = best[3]
         joined, members = _grow(
-            seed, set(free[seed.key]), index, free, novelty, specific, changed, cap, firsts, holders
+            seed,
+            set(self.free[seed.key]),
+            self.index,
+            self.free,
+            self.novelty,
+            self.specific,
+            self.changed,
+            self.cap,
+            self.firsts,
+            self.holders,
         )
-        namer = _namer(seed, members, topics, ordinary, index)
-        if namer.key in ordinary:
-            unnamed.add(seed.key)  # no subject to name it by: not a story ("file", "version")
-            continue
-        bursts += best[0]
-        taken |= members
-        for tp in candidates:
-            left = free[tp.key]
+        namer = _namer(seed, members, self.topics, self.ordinary, self.index)
+        if namer.key in self.ordinary:
+            self.unnamed.add(seed.key)  # no subject to name it by: not a story ("file", "version")
+            return
+        self.bursts += best[0]
+        for tp in self.candidates:
+            left = self.free[tp.key]
             if not left.isdisjoint(members):
                 left -= members
-                stale.add(tp.key)
+                self.stale.add(tp.key)
         module = namer.key.split(":", 1)[1] if namer.source == "module" else None
-        news = namer.source != "module" and history.per_window(namer.key) == 0
+        news = namer.source != "module" and self.history.per_window(namer.key) == 0
         named = {p for tp in [seed, *joined] for p in tp.places}
-        if module is not None and module not in touching:
-            touching[module] = sum(1 for s in prs if module in s.cls.modules)
-        stand = best[1] * _standing(members, module, named, places, touching)
-        found.append((seed, joined, members, namer, best[1], stand, news))
-    # news first (in the order found), then the stories by standing; the rest are left untold
-    shown = sorted(range(len(found)), key=lambda i: (not found[i][6], -found[i][5], i))[:MAX_THEMES]
-    themes = []
-    for seed, joined, members, namer, power_then, stand, _ in (found[i] for i in shown):
-        theme = _theme(seed, [seed, *joined], members, namer, by_number, topics, vocab, history, paths)
-        told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
-        themes.append(replace(theme, strength=round(power_then, 2), standing=round(stand, 2), told=told))
-    return themes
+        if module is not None and module not in self.touching:
+            self.touching[module] = sum(1 for s in self.prs if module in s.cls.modules)
+        stand = best[1] * _standing(members, module, named, self.places, self.touching)
+        self.found.append(_Found(seed, joined, members, namer, best[1], stand, news))
+
+    def themes(self) -> list[Theme]:
+        """News first (in the order found), then the stories by standing; the rest are left untold."""
+        found = self.found
+        shown = sorted(range(len(found)), key=lambda i: (not found[i].news, -found[i].standing, i))[
+            :MAX_THEMES
+        ]
+        themes = []
+        for f in (found[i] for i in shown):
+            topics = [f.seed, *f.joined]
+            theme = _theme(
+                f.seed,
+                topics,
+                f.members,
+                f.namer,
+                self.by_number,
+                self.topics,
+                self.vocab,
+                self.history,
+                self.paths,
+            )
+            told = frozenset(n for n in f.members if any(n in tp.titled for tp in topics))
+            themes.append(
+                replace(theme, strength=round(f.power, 2), standing=round(f.standing, 2), told=told)
+            )
+        return themes
 
 
 def _mechanics(tp: _Topic, by_number: Mapping[int, ListedPR]) -> bool:
