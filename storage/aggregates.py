@@ -127,30 +127,7 @@ def refresh_aggregates(
     """
     conn = connection(db)
     everything = buckets is None
-    if everything:
-        conn.execute("DELETE FROM pr_aggregates WHERE repo = ?", (repo,))
-        source = "prs p WHERE p.repo = :repo"
-        tags = "pr_tags t WHERE t.repo = :repo"
-    else:
-        assert buckets is not None
-        _bucket_table(conn, buckets)
-        # every key of those buckets (but their title topics when they stay), found through
-        # idx_pr_aggregates_bucket
-        keep = "" if titles else " AND (key < 'title:' OR key >= 'title;')"
-        conn.execute(
-            "DELETE FROM pr_aggregates WHERE repo = :repo AND bucket IN (SELECT bucket FROM _agg_buckets)"
-            + keep,
-            {"repo": repo},
-        )
-        # CROSS JOIN: SQLite keeps this order (the few touched buckets first, then their rows)
-        source = (
-            "_agg_buckets b CROSS JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi"
-        )
-        # pr_tags has no (repo, merged_at) index: reach a bucket's tags through its PRs
-        tags = (
-            "_agg_buckets b CROSS JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi "
-            "CROSS JOIN pr_tags t ON t.repo = p.repo AND t.number = p.number"
-        )
+    source, tags = _sources(conn, repo, buckets, titles)
     p_bucket = BUCKET_SQL.format(col="p.merged_at")
     t_bucket = BUCKET_SQL.format(col="t.merged_at")
     conn.execute(
@@ -178,11 +155,45 @@ def refresh_aggregates(
             _set_stamp(conn, repo, "")
         return
     if not everything and stamp != title_keys.stamp:
-        everything = True  # counted by another profile (or never): recount the whole repository
+        # counted by another profile (or never): recount the whole repository
         conn.execute(
             "DELETE FROM pr_aggregates WHERE repo = ? AND key >= 'title:' AND key < 'title;'", (repo,)
         )
         source = "prs p WHERE p.repo = :repo"
+    _count_titles(conn, repo, source, title_keys)
+
+
+def _sources(
+    conn: sqlite3.Connection, repo: str, buckets: Iterable[str] | None, titles: bool
+) -> tuple[str, str]:
+    """Delete the counts about to be redone and say where their rows come from: (the PRs, their
+    tags) as SQL ``FROM`` clauses — the whole repository, or the buckets a write touched."""
+    if buckets is None:
+        conn.execute("DELETE FROM pr_aggregates WHERE repo = ?", (repo,))
+        return "prs p WHERE p.repo = :repo", "pr_tags t WHERE t.repo = :repo"
+    _bucket_table(conn, buckets)
+    # every key of those buckets (but their title topics when they stay), found through
+    # idx_pr_aggregates_bucket
+    keep = "" if titles else " AND (key < 'title:' OR key >= 'title;')"
+    conn.execute(
+        "DELETE FROM pr_aggregates WHERE repo = :repo AND bucket IN (SELECT bucket FROM _agg_buckets)" + keep,
+        {"repo": repo},
+    )
+    # CROSS JOIN: SQLite keeps this order (the few touched buckets first, then their rows)
+    source = (
+        "_agg_buckets b CROSS JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi"
+    )
+    # pr_tags has no (repo, merged_at) index: reach a bucket's tags through its PRs
+    tags = (
+        "_agg_buckets b CROSS JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi "
+        "CROSS JOIN pr_tags t ON t.repo = p.repo AND t.number = p.number"
+    )
+    return source, tags
+
+
+def _count_titles(conn: sqlite3.Connection, repo: str, source: str, title_keys: TitleKeyer) -> None:
+    """Count the title topics of the PRs ``source`` selects, and stamp them with the keyer's profile."""
+    p_bucket = BUCKET_SQL.format(col="p.merged_at")
     rows = conn.execute(f"SELECT {p_bucket}, p.title FROM {source}", {"repo": repo})
     counts: Counter[tuple[str, str]] = Counter()
     for bucket, title in rows:
