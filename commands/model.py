@@ -32,15 +32,17 @@ Status = Literal["ok", "usage", "not_found", "error"]
 class Invocation:
     """A request to run one command, independent of where it came from.
 
-    A front end fills in either ``args`` (the words as typed after the command: a terminal, a
-    chat message's text split by ``commands.params.split_text``) or ``options`` (values already
-    named by the platform, e.g. Discord's typed slash-command options). The registry turns
-    either into the command's parsed parameters, so handlers never see raw words. ``flags`` are
-    the chat words that change delivery, not content (``public``).
+    Made by ``commands.invocations`` only. A front end fills in one of ``args`` (the words of a
+    terminal's command line), ``text`` (a chat message's text after the command, as typed) or
+    ``options`` (values already named by the platform, e.g. Discord's typed slash-command
+    options). The registry parses whichever it got, once, into the command's parameters, so
+    handlers never see raw words. ``flags`` are the words that change delivery, not content
+    (``public``), when the platform gives them apart (Discord's option).
     """
 
     command: str
     args: tuple[str, ...] = ()
+    text: str | None = None
     options: Mapping[str, object] = field(default_factory=dict)
     flags: frozenset[str] = frozenset()
     repo: str | None = None
@@ -257,6 +259,10 @@ class Reply:
     ``prose`` builds, when called, the parts a language model may word (``ProsePart``): a digest
     sets it, and only an edge with a model configured calls it (``bot.prose``); None for every
     other answer, and for a digest asked with ``prose=off``.
+
+    ``flags`` are the words the command was asked with that change where its answer goes, not
+    what it says (``public``), as the registry parsed them: the chat front end that sends the
+    answer reads them here rather than parsing the text again.
     """
 
     command: str
@@ -270,6 +276,7 @@ class Reply:
     delivery_key: str | None
     data_source: ReplyData
     prose: Callable[[], list[ProsePart]] | None = field(compare=False, repr=False)
+    flags: frozenset[str] = field(compare=False)
 
     def __init__(
         self,
@@ -287,6 +294,7 @@ class Reply:
         data_factory: Callable[[], dict[str, Any]] | None = None,
         data_source: ReplyData | None = None,
         prose: Callable[[], list[ProsePart]] | None = None,
+        flags: frozenset[str] = frozenset(),
     ) -> None:
         if data is not None and data_factory is not None:
             raise TypeError("Reply: give data or data_factory, not both")
@@ -304,6 +312,7 @@ class Reply:
             data_source = ReplyData(data, data_factory)
         self.data_source = data_source
         self.prose = prose
+        self.flags = flags
 
     @property
     def data(self) -> dict[str, Any]:

@@ -177,6 +177,7 @@ def answer(spec: CommandSpec, inv: Invocation, ctx: Context) -> Reply:
     try:
         inv, parsed, ctx = _parsed_for_repo(spec, inv, ctx)
         reply = spec.handler(inv, ctx, **parsed.values)
+        reply.flags = parsed.flags
     except UsageError as exc:
         reply = usage_reply(inv, exc)
     reply.lang = inv.lang

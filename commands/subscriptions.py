@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from commands import params as P
 from commands.context import Context
+from commands.invocations import subscription_digest
 from commands.locale import t
 from commands.model import Block, Bullet, BulletList, Invocation, Paragraph, Reply, UsageError
 from commands.spec import REGISTRY, answer, command
@@ -218,19 +219,8 @@ def preview(inv: Invocation, ctx: Context, *, id: int | None) -> Reply:
         if not here:
             raise UsageError("error.sub_none_here")
         sub = here[0]
-    words = ["this-week", *sub.modules, *sub.flags]
-    if sub.modules and sub.match != "any":
-        words.append(sub.match)
-    digest = Invocation(
-        command="digest",
-        args=tuple(words),
-        repo=sub.repo,
-        lang=sub.lang,  # type: ignore[arg-type]
-        timezone=sub.timezone,
-        now=inv.now,
-        platform=inv.platform,
-        user=inv.user,
-        channel=inv.channel,
+    digest = subscription_digest(
+        sub, "this-week", platform=inv.platform, now=inv.now, user=inv.user, channel=inv.channel
     )
     from commands import digest as _digest  # noqa: F401  (registers the digest command)
 

@@ -154,3 +154,22 @@ def test_every_front_end_is_a_component_with_documented_settings() -> None:
         assert all(front.variables in str(exc) for front in FRONT_ENDS)
     else:
         raise AssertionError("serve with nothing configured must refuse")
+
+
+def test_every_invocation_is_made_by_the_one_factory() -> None:
+    """Front ends and subscriptions ask ``commands.invocations`` for their Invocations: no other
+    module of the product constructs one (what a request carries is decided in one place)."""
+    import ast
+
+    makers = []
+    for package in ("bot", "commands", "storage", "classify"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "Invocation"
+                ):
+                    makers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert len(makers) == 1 and makers[0].startswith("commands/invocations.py:"), makers

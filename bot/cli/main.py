@@ -98,7 +98,7 @@ def run_command(
     now: datetime | None = None,
 ) -> Reply:
     from bot.config.runtime import settle_heap
-    from commands.model import Invocation
+    from commands.invocations import invocation
     from commands.registry import Context, dispatch, load
     from storage.prs import PRStore
 
@@ -107,15 +107,14 @@ def run_command(
     path = db or settings.prdigest_db
     # help reads no cache; the commands' parameters do not need one either
     store = PRStore(_NoCache()) if name == "help" else _store(path, settings=settings, profile=profile)  # type: ignore[arg-type]
-    inv = Invocation(
-        command=name,
-        args=words,
-        options=options or {},
-        repo=settings.default_repo,
-        lang=(lang or settings.prdigest_lang),  # type: ignore[arg-type]
-        timezone=settings.prdigest_timezone,
-        now=now or datetime.now(UTC),
+    inv = invocation(
+        name,
         platform="cli",
+        defaults=settings.command_defaults(chat=False),
+        args=words,
+        options=options,
+        lang=lang,  # type: ignore[arg-type]  # click's choice: en or zh
+        now=now or datetime.now(UTC),
     )
     ctx = Context(
         store=store, profile=profile, profiles=None if name == "help" else _profiles(settings, store)

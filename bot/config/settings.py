@@ -21,10 +21,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.config.urls import HTTP, WEBSOCKET, platform_url
+
+if TYPE_CHECKING:
+    from commands.invocations import Defaults
+    from commands.model import Lang
 
 ENV_FILE = ".env"
 LOCK_TIMEOUT_MAX = 86400.0
@@ -395,6 +399,20 @@ class Settings:
     def default_repo(self) -> str | None:
         """The repository answered for when none is named: the first of PRDIGEST_REPO."""
         return self.prdigest_repo[0] if self.prdigest_repo else None
+
+    def command_defaults(self, *, chat: bool) -> Defaults:
+        """What these settings give every command a front end runs: the default repository,
+        language and time zone; chat acts on PRDIGEST_REPO's repositories only (none set: those
+        in the cache), a terminal on any."""
+        from commands.invocations import Defaults
+
+        lang: Lang = "zh" if self.prdigest_lang == "zh" else "en"
+        return Defaults(
+            repo=self.default_repo,
+            allowed_repos=self.prdigest_repo if chat else None,
+            lang=lang,
+            timezone=self.prdigest_timezone,
+        )
 
 
 def _line(name: str, message: str) -> str:
