@@ -281,14 +281,15 @@ def build_app(
 ) -> AsyncApp:
     """The Bolt AsyncApp with one listener for every registered command.
 
-    ``http=True`` verifies every request with SLACK_SIGNING_SECRET (Bolt's RequestVerification:
-    HMAC of the raw body, timestamps older than 5 minutes refused with 401); Socket Mode
-    requests come over an authenticated WebSocket and skip it. Bolt logs through a logger of
-    ours, so the one notice above is filtered there and nowhere else. ``prose`` words digests
+    Requests reach Bolt verified once, by us: over HTTP the component checks the signature on
+    the raw bytes before anything decodes them (``bot.chat.slack.verify``: counted, logged
+    without the body), so Bolt's own RequestVerification is off; Socket Mode requests come over
+    an authenticated WebSocket. ``http=True`` keeps Bolt's answers to Slack's URL verification
+    and SSL checks. Bolt logs through a logger of ours, so the one notice above is filtered
+    there and nowhere else. ``prose`` words digests
     with a language model (``bot.prose.chat``), when one is configured.
     """
     writer = prose
-    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
     bolt_log = log.getChild("bolt")
     if not any(isinstance(f, _OwnClientNotice) for f in bolt_log.filters):
         bolt_log.addFilter(_OwnClientNotice())
@@ -299,8 +300,8 @@ def build_app(
         # The ack function returns at once, so running it inline (instead of as a task the runner
         # polls every 10 ms) answers Slack sooner; the real work is the lazy listener either way.
         process_before_response=True,
-        signing_secret=secret if http else None,
-        request_verification_enabled=http,
+        signing_secret="",  # verified before Bolt sees the request (``bot.chat.slack.verify``)
+        request_verification_enabled=False,
         url_verification_enabled=http,
         ssl_check_enabled=http,
     )

@@ -128,6 +128,30 @@ def test_a_bad_signature_and_a_stale_timestamp_are_refused(app: RunningApp, slac
     assert slack.posted_to(key1) == [] and slack.posted_to(key2) == []
 
 
+def test_a_signed_request_is_verified_once(
+    app: RunningApp, slack: FakeSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signature is checked once per request — ours, on the raw bytes — not again by Bolt:
+    one HMAC is computed for one slash command, from the request to its answer."""
+    import hmac
+
+    key = uuid.uuid4().hex
+    body = slash_body("/help", "", slack.response_url(key), channel_id="C0CHAN")
+    headers = signed_headers(body)  # signed before counting: only the server's checks count
+    computed: list[bytes] = []
+    new = hmac.new
+
+    def counting(key_: bytes, msg: bytes | None = None, digestmod: object = None) -> hmac.HMAC:
+        computed.append(msg or b"")
+        return new(key_, msg, digestmod)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(hmac, "new", counting)
+    assert httpx.post(app.url, content=body, headers=headers, timeout=10).status_code == 200
+    answer(slack, key)
+    signed = body.encode() if isinstance(body, str) else body
+    assert len([m for m in computed if m.endswith(signed)]) == 1
+
+
 @pytest.mark.parametrize(
     ("command", "text", "expect"),
     [
