@@ -37,12 +37,12 @@ if TYPE_CHECKING:
 
 
 def transaction(db: Cache) -> AbstractContextManager[Cache]:
-    """The one write transaction (``storage.sync_state.transaction``), imported when first
+    """The one write transaction (``storage.transaction.write_transaction``), imported when first
     needed: the CLI registers the subscription commands at every start, and ``prdigest --help``
     must not load SQLite for them."""
-    from storage.sync_state import transaction as write
+    from storage.transaction import write_transaction
 
-    return write(db)
+    return write_transaction(db)
 
 
 State = Literal["claimed", "posted", "partial", "failed", "unknown", "skipped"]

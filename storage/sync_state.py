@@ -11,14 +11,11 @@ idle); ``cursor`` — where that run stands (opaque text owned by the sync, e.g.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TypeVar, cast
 
 from storage.connection import Cache
 from storage.prs import iso, parse_iso
-from storage.transaction import write_transaction
 
 
 @dataclass(frozen=True)
@@ -73,16 +70,3 @@ def save(db: Cache, state: SyncState, *, now: datetime | None = None) -> None:
             stamp,
         ),
     )
-
-
-_DB = TypeVar("_DB")
-
-
-def transaction(db: _DB) -> AbstractContextManager[_DB]:
-    """One write transaction (``storage.transaction.write_transaction``: BEGIN IMMEDIATE, waiting
-    for other writers). ``PRStore.upsert`` nests inside it as a savepoint, so PRs and progress
-    commit together or not at all.
-
-    Typed by what it is given, a ``Cache``: ``storage.deliveries`` still names sqlite-utils'
-    ``Database`` for it (that module is being reworked elsewhere; it gets a ``Cache`` at run time)."""
-    return cast("AbstractContextManager[_DB]", write_transaction(cast(Cache, db)))

@@ -12,7 +12,7 @@ import click
 from bot.config.errors import UserError
 
 if TYPE_CHECKING:
-    from bot.config.profile import ProfileChoice
+    from bot.config.repo_profiles import Choosing as ProfileChoice
     from bot.config.repo_profiles import RepoProfiles
     from bot.config.settings import Settings
     from classify.rules import Profile
@@ -29,7 +29,7 @@ def read_settings() -> Settings:
 
 
 def read_profile(settings: ProfileChoice) -> Profile:
-    from bot.config.profile import active_profile
+    from bot.config.repo_profiles import active_profile
     from classify.rules import ProfileError
 
     try:

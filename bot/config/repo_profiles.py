@@ -67,6 +67,13 @@ class Choice:
         return self.how in ("learned", "too-few")
 
 
+def active_profile(settings: Choosing) -> Profile:
+    """The profile answering when no repository is named (``PRDIGEST_RULES``, else
+    ``PRDIGEST_PROFILE``, else the bundled default). Raises ``classify.rules.ProfileError``
+    naming the file, key and reason."""
+    return choose(settings, None).profile
+
+
 def configured(settings: Choosing, repo: str | None) -> str | Path | None:
     """The profile the settings name for ``repo`` (a bundled name or a file), or None."""
     if repo is not None:

@@ -33,7 +33,7 @@ from aiohttp import web
 
 from bot.config.components import Component, ServeOptions
 from bot.config.errors import UserError
-from bot.config.profile import active_profile
+from bot.config.repo_profiles import active_profile
 from bot.config.runtime import settle_heap
 from bot.config.settings import ConfigError, Settings, load_settings, secret
 from bot.host import logs

@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 # per job: 16.7 against 2.2), and would store the 522 closed weeks of 200,000 PRs in ~4.5 minutes (522 × (0.5 s + ~30 ms))
 BATCH = 1
 PAUSE = 0.5
-WATCH = 15.0  # seconds between looks at the cache's write generation once everything is stored
+WATCH = 15.0  # seconds between looks at the per-day write stamps once everything is stored
 
 
 class StorylineFill:

@@ -33,7 +33,7 @@ from bot.ingest import github_queries as queries
 from bot.ingest import gitlog
 from classify.models import Classification, PullRequest, StoredPR
 from storage import fts, sync_state
-from storage.db import StoreError
+from storage.db import StoreError, write_transaction
 from storage.prs import PRStore, UpsertCounts, iso, parse_iso
 from storage.sync_state import SyncState
 
@@ -329,7 +329,7 @@ class _ApiRun:
             cursor, w_start, w_end = _cursor_text(s_end, None, None), self.run_start, self.end
         else:
             cursor, w_start, w_end = _cursor_text(pos, s_end, next_after), self.run_start, self.end
-        with sync_state.transaction(db):
+        with write_transaction(db):
             counts = self.store.upsert(items)
             sync_state.save(
                 db, SyncState(self.repo, "api", new_watermark, cursor, w_start, w_end), now=self.now
@@ -379,7 +379,7 @@ def fetch_and_store(
     pr = gh.fetch_pr(client, repo, number)
     if pr is None:
         return None
-    with sync_state.transaction(store.db):
+    with write_transaction(store.db):
         store.upsert([(pr, classifier(pr))])
     # no ``fts.keep_merged`` here: someone waits for this answer; the next sync merges
     return store.get(repo, number)
@@ -529,7 +529,7 @@ def sync_git(
         for pr in chunk:
             if newest is None or pr.merged_at > newest:
                 newest = pr.merged_at
-        with sync_state.transaction(db):
+        with write_transaction(db):
             counts = store.upsert(items, batch=max(batch, 1))
             if plain:
                 cursor = _git_progress_text(walk.head, last_commit, walk.base)
@@ -561,7 +561,7 @@ def sync_git(
     report.skipped = stats.skipped
     if until is None:
         head = walks[-1].head if walks else gitlog.head_commit(root)
-        with sync_state.transaction(db):
+        with write_transaction(db):
             sync_state.save(db, SyncState(repo, "git", newest, head, None, None), now=now)
     report.watermark = newest
     report.complete = True
