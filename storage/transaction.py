@@ -14,7 +14,7 @@ the ``.db`` alone is complete and can be copied.
 
 from __future__ import annotations
 
-import secrets
+import itertools
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -75,9 +75,12 @@ def require_writable(db: Cache) -> None:
         raise StoreError(db.write_refusal)
 
 
+_SAVEPOINTS = itertools.count(1)  # names only need to differ among the savepoints open at once
+
+
 @contextmanager
 def _savepoint(conn: sqlite3.Connection) -> Iterator[None]:
-    name = f"prdigest_{secrets.token_hex(8)}"
+    name = f"prdigest_{next(_SAVEPOINTS)}"
     conn.execute(f"SAVEPOINT {name}")
     try:
         yield

@@ -8,7 +8,6 @@ and the JSON agree (a test reads the numbers back out of the text).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import ROUND_HALF_UP, Decimal
 
 from classify.periods import Period
 from commands.locale import has, t
@@ -40,6 +39,8 @@ def num_word(n: int, lang: str) -> str:
 def rounded(value: float, digits: int = 0) -> float:
     """``value`` rounded half away from zero, as a reader rounds (2.25 → 2.3, 0.5 → 1): Python's
     ``round`` rounds to even on exact halves (2.25 → 2.2), which four-week averages often are."""
+    from decimal import ROUND_HALF_UP, Decimal  # a digest's: risks and pr start faster without it
+
     quantum = Decimal(1).scaleb(-digits)
     return float(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
 
