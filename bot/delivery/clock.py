@@ -257,7 +257,12 @@ class DeliveryScheduler:
         delay = max(delay, timedelta(0))
         when = _utc_now() + delay / clock_rate(self.clock)
         self.next_run = self.clock() + delay
-        self._scheduler.add_job(self._tick, DateTrigger(run_date=when), id=JOB_ID, replace_existing=True)
+        # two instances: a run armed by the run still finishing (a subscription changed during it)
+        # is submitted before that run's instance is counted off, and with one it would be
+        # skipped, leaving no run armed at all; the second waits on ``_lock`` instead
+        self._scheduler.add_job(
+            self._tick, DateTrigger(run_date=when), id=JOB_ID, replace_existing=True, max_instances=2
+        )
 
     async def _watch(self) -> None:
         """Another process committed (``data_version`` moved): compute the next wake again and

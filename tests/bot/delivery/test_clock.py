@@ -268,6 +268,33 @@ def test_rearm_from_any_thread_runs_at_once_on_the_hosts_loop(demo_db: Path, sla
     assert leads(slack) == []  # nothing was due
 
 
+def test_a_change_during_a_run_is_run_once_more_when_the_run_ends(demo_db: Path, slack: FakeSlack) -> None:
+    """A subscription changed while a run posts (``rearm`` with the run's lock held) gets one
+    more run right after it, and the clock is then armed for its recheck — not left with no run
+    armed, as when the follow-up was submitted while the finishing run still counted."""
+    subscribe(demo_db, layout="single")
+    slack.latency = 0.5  # the catch-up run at start posts, slowly
+    with Served(
+        demo_db, slack, Clock(DUE + timedelta(minutes=1)), recheck=timedelta(hours=6), watch=None
+    ) as served:
+        scheduler = served.scheduler
+        wait_for("the run to be posting", lambda: scheduler._lock.locked() or scheduler.runs >= 1)
+        assert scheduler.runs == 0, "the run ended before the change could come during it"
+        scheduler.rearm()
+        wait_for("the change on the loop", lambda: scheduler.rearms == 1)
+        wait_for(
+            "the run after the change, and the recheck armed",
+            lambda: (
+                scheduler.runs == 2
+                and not scheduler._lock.locked()
+                and scheduler.next_run is not None
+                and scheduler.next_run - scheduler.clock() > timedelta(hours=1)
+            ),
+        )
+        assert scheduler.last_outcomes == []  # the first run posted the digest; nothing else was due
+    assert leads(slack) == ["C0DIGEST"]
+
+
 def test_the_runner_announces_only_subscription_changes_that_happened(demo_db: Path) -> None:
     """``subscriptions_changed`` fires after a successful /subscribe or /unsubscribe, never for a
     refused one (not an admin, a bad value) or a command that only reads."""
