@@ -166,11 +166,12 @@ def connect(
 
 
 def open_reader(path: str | Path) -> sqlite3.Connection:
-    """A bare read-only connection to an existing cache, for a worker process of a writer that has
-    already opened (and checked, and migrated) it with ``connect`` — reclassify's classifiers read
-    their own batches through one. It is opened in the worker itself: a SQLite connection must
-    never cross a ``fork``."""
-    conn = sqlite3.connect(str(path))
+    """A bare read-only connection to an existing file, where ``connect``'s check and migrations
+    must not run: a worker process of a writer that has already opened (and checked, and
+    migrated) the cache — reclassify's classifiers read their own batches through one, opened in
+    the worker itself, as a SQLite connection must never cross a ``fork`` — or a look into a file
+    before anything may be written to it (the demo's check for PRs that are not its own)."""
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
     configure(conn, DEFAULT_LOCK_TIMEOUT)
     conn.execute("PRAGMA query_only = ON")
     return conn
