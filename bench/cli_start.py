@@ -2,9 +2,8 @@
 
     uv run --frozen python -m bench.cli_start [--runs 20] [--venv .venv] [--db PATH]
 
-A terminal user meets the CLI's start-up, not the microseconds of the query: issue 14, point 1
-asks for a one-shot command within 10× of the bare interpreter of the same environment. Each
-command runs ``--runs`` times as a child process of the venv's own executables, the commands
+A terminal user meets the CLI's start-up, not the microseconds of the query: the target is
+a one-shot command within 10× of the bare interpreter of the same environment. Each command runs ``--runs`` times as a child process of the venv's own executables, the commands
 interleaved round-robin so load from other jobs on the machine spreads over all of them; the
 median wall time of each and its ratio to ``python -c pass`` are printed (and written as JSON
 with ``--results``), and beside them the median CPU time (user + system) of the child: on a machine

@@ -9,9 +9,9 @@ of ~2,500 source files of 100–400 lines — then times
   2. side by side, ``--runs`` times: the bare ``git log --first-parent -m --raw --numstat -z`` an
      import runs (output discarded: the floor), then the whole import (``bot.ingest.sync.sync_git``: walk +
      classification with the vllm profile + SQLite upserts in batches of 500) into a fresh cache file;
-     the ratio of the two is issue 14's figure.
+     the ratio of the two is what prdigest adds to git's own work.
 
-Targets: 5,000 merge commits in ≤ 15 s (issue 3); the import ≤ 1.3× the bare git log (issue 14).
+Targets: 5,000 merge commits in ≤ 15 s; the import ≤ 1.3× the bare git log.
 ``--clone PATH`` times an existing clone instead of the synthetic one.
 
     uv run --frozen python bench/gitlog_speed.py [--prs 5000] [--runs 3] [--keep DIR] [--clone PATH]
@@ -302,7 +302,7 @@ def main() -> None:
         print(f"full import: {_spread(full)}")
         print(
             f"import / git log: median {statistics.median(ratios):.2f}× (range {min(ratios):.2f}–{max(ratios):.2f}×)"
-            "  [target (issue 14): <= 1.3x]"
+            "  [target: <= 1.3x]"
         )
         classifier = classifier_for(load_profile("vllm"))
         store = PRStore(connect(work / "cache-0.db"))

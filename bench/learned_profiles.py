@@ -48,8 +48,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from classify.periods import Period
 from classify.rules import Profile
-from commands.period import Period
 from commands.report.stats import DigestStats, gather
 from storage.prs import PRStore, StoredPR
 
@@ -566,12 +566,12 @@ def repo_has_kind_sections(notes: Sequence[Mapping[str, Any]]) -> bool:
 def _auto_import(store: PRStore, prs_path: Path, repo: str) -> Profile:
     """Import as ``prdigest import`` does with no profile set (each repository its own, learned
     once its history is long enough), and return the profile the repository got."""
-    from bot.config.read_settings import ReadSettings
     from bot.config.repo_profiles import RepoProfiles, choose
+    from bot.config.settings import Settings
     from bot.ingest.learn import after_write
     from bot.ingest.load import import_file
 
-    settings = ReadSettings()
+    settings = Settings(_env_file=None, prdigest_profile="", prdigest_rules=None, prdigest_repo_profiles=())
     result = import_file(store, RepoProfiles(settings, store.db), prs_path)
     for note in after_write(store, settings, sorted(result.repos)):
         print(f"learned_profiles: {note}", file=sys.stderr)

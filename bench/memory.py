@@ -1,4 +1,4 @@
-"""Benchmark: memory of the long-running server and of an import (issue 14, point 5).
+"""Benchmark: memory of the long-running server and of an import.
 
     uv run --frozen python -m bench.memory serve [--db PATH] [--commands 600] [--fill]
     uv run --frozen python -m bench.memory import [--prs 50000 200000]
@@ -8,7 +8,7 @@ builds): the same ``CommandRunner`` and per-thread contexts ``prdigest serve`` u
 threads, each with its own SQLite connection), set up like the server (``settle_heap``), answers a
 mix of commands — digests of random ISO weeks of the last two years, ``risks`` of every kind, ``pr``
 of random PRs, ``search`` — then reports the process's resident memory from ``/proc/self/status``:
-``RssAnon`` is the heap (Python objects, SQLite's page caches and sorters; issue 14's target is
+``RssAnon`` is the heap (Python objects, SQLite's page caches and sorters; the target is
 ≤ 150 MB), ``RssFile`` the cache file's pages mapped by SQLite's memory-mapped reads (the OS page
 cache, shared and reclaimable, not allocations), ``VmHWM`` the peak of the two together.
 With ``--fill`` a thread with its own connection meanwhile stores the storylines of the closed
@@ -129,8 +129,8 @@ def serve(db: Path, commands: int, seed: int, fill: bool = False) -> dict[str, A
         # thread with its own connection finding the closed weeks' storylines the cache lacks,
         # while the commands are answered
         def fill_all() -> None:
-            from commands.report.stored_themes import closed_weeks
-            from commands.report.stored_themes import fill as fill_weeks
+            from commands.report.fill import closed_weeks
+            from commands.report.fill import fill as fill_weeks
 
             ctx = factory()  # kept open, like the fill lane's thread and connection in serve
             weeks = closed_weeks(ctx.store, DEMO_REPO, ZoneInfo("UTC"), NOW)

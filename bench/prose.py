@@ -40,9 +40,9 @@ from bot.ingest.demo import DEMO_REPO
 from bot.prose.cache import DirectCache
 from bot.prose.config import ProseConfig
 from bot.prose.writer import ProseWriter
+from classify.periods import week_of
 from classify.rules import Profile, load_profile
 from commands.model import Invocation, Reply
-from commands.period import week_of
 from commands.prose.figures import FLAG_WORDS, read
 from commands.prose.verify import index_facts, verify
 from commands.registry import Context, dispatch

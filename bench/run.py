@@ -15,15 +15,13 @@
    for a while), then time the full in-process path for each command: ``Invocation`` →
    ``commands.registry.dispatch`` → ``Reply`` → ``commands.render_text.render_text``, warm,
    ``--repeat`` runs each; print p50/p99.
-   The process is set up as ``prdigest serve`` sets itself up (``bot.config.runtime.settle_heap``; the
-   closed-period ``DigestCache`` of a worker thread); ``--no-settle`` times CPython's default
-   collector instead. Digests of random past weeks are timed twice: as the server answers them
-   (through its digest cache, which holds the last 8, before the fill reached them) and without any cache ("no cache": every
-   digest computed, from the write-time aggregates, storylines found again). "digest YYYY-Www,
-   stored storylines" is timed after a fill pass (what ``serve`` does in the background after it
-   starts: every closed week's storylines stored in the cache, ``commands.report.stored_themes.fill``;
-   the pass is timed and reported) and answers as a filled server does: digest cache, then the
-   stored storylines. The targets are issue 14's: p50 of ``pr``
+   The process is set up as ``prdigest serve`` sets itself up (``bot.config.runtime.settle_heap``);
+   ``--no-settle`` times CPython's default collector instead. Digests of random past weeks are
+   timed twice: without stored storylines ("no cache": every digest computed, from the write-time
+   aggregates, storylines found again) and, after a fill pass (what ``serve`` does in the
+   background after it starts: every closed week's storylines stored in the cache,
+   ``commands.report.fill.fill``; the pass is timed and reported), as a filled server answers
+   them ("stored storylines"). The targets: p50 of ``pr``
    ≤ 1 ms, of ``risks``/``search`` ≤ 2 ms, of a week's ``digest`` ≤ 25 ms with p99 ≤ 50 ms.
 4. Time ``reclassify`` over the whole cache: with the profile it was classified with (nothing to
    re-run), with a profile whose version differs (every row re-run and rewritten, the worst case),
@@ -64,25 +62,24 @@ from bot.ingest.load import reclassify
 from classify.engine import classify
 from classify.records import parse_pr
 from classify.rules import PROFILES_DIR, Profile, load_profile
-from commands.digest_cache import DigestCache
+from classify.title_keys import ProfileTitleKeys
 from commands.model import Invocation
 from commands.registry import Context, dispatch, load_all
 from commands.render_text import render_text
-from commands.title_keys import ProfileTitleKeys
 from storage import fts
 from storage.db import connect
 from storage.prs import PRStore
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 NOW = DEMO_END + timedelta(hours=9)  # Monday morning after the latest full week
-# (p50, p99) targets in ms, issue 14 point 2 (None: no target for that percentile)
+# (p50, p99) targets in ms (None: no target for that percentile)
 TARGETS_MS: dict[str, tuple[float, float | None]] = {
     "pr": (1.0, None),
     "risks": (2.0, None),
     "search": (2.0, None),
     "digest": (25.0, 50.0),
 }
-RECLASSIFY_TARGET_S = 30.0  # every row re-run (issue 14, point 3)
+RECLASSIFY_TARGET_S = 30.0  # every row re-run
 UNCHANGED_TARGET_S = 2.0  # nothing to re-run: the profile's content hash is on every row
 SEARCH_WORDS = (
     "AutoWeightsLoader",
@@ -236,7 +233,7 @@ class Case:
     family: str  # pr | risks | search | digest (which target applies)
     make_args: Callable[[random.Random], tuple[str, ...]]
     warm: bool = True  # False: no warm-up runs, and the OS page cache starts empty
-    cached: bool = True  # False: the digest is computed every time (no DigestCache, no stored storylines)
+    cached: bool = True  # False: the digest is computed every time (no stored storylines)
     stored: bool = False  # True: closed weeks' storylines read from the cache (after a fill pass)
 
 
@@ -272,7 +269,6 @@ def cases(numbers: list[int], weeks: list[str]) -> list[Case]:
     return [
         Case("digest week", "digest", lambda r: ("week",)),
         Case("digest last-week", "digest", lambda r: ("last-week",)),
-        Case("digest YYYY-Www", "digest", lambda r: (r.choice(weeks),)),
         Case("digest YYYY-Www, no cache", "digest", lambda r: (r.choice(weeks),), cached=False),
         Case("digest YYYY-Www, stored storylines", "digest", lambda r: (r.choice(weeks),), stored=True),
         Case("risks all", "risks", lambda r: ("all",)),
@@ -284,10 +280,10 @@ def cases(numbers: list[int], weeks: list[str]) -> list[Case]:
 
 def fill_pass(store: PRStore, profile: Profile) -> dict[str, float | int]:
     """What ``serve`` does in the background after it starts: store the storylines of every
-    closed week of the cache (``commands.report.stored_themes.fill``), here in one go, timed."""
+    closed week of the cache (``commands.report.fill.fill``), here in one go, timed."""
     from zoneinfo import ZoneInfo
 
-    from commands.report.stored_themes import closed_weeks, fill
+    from commands.report.fill import closed_weeks, fill
 
     weeks = closed_weeks(store, DEMO_REPO, ZoneInfo("UTC"), NOW)
     print(f"storing the storylines of {len(weeks)} closed weeks …", file=sys.stderr, flush=True)
@@ -443,9 +439,8 @@ def main(argv: list[str] | None = None) -> int:
     store.count_title_topics()  # a cache from before the aggregates: what `prdigest reclassify` does
     counted_s = time.perf_counter() - counted
     # as serve answers a week its fill has not reached: the digest cache only
-    ctx = Context(store=store, profile=profile, digests=DigestCache(), stored_storylines=False)
+    ctx = Context(store=store, profile=profile)  # as serve answers: closed periods' storylines stored
     plain = Context(store=store, profile=profile, stored_storylines=False)
-    filled = Context(store=store, profile=profile, digests=DigestCache())  # as serve answers once filled
     numbers = [int(r[0]) for r in store.db.execute("SELECT number FROM prs WHERE repo = ?", (DEMO_REPO,))]
     latest = NOW - timedelta(days=7)
     weeks = sorted({(latest - timedelta(weeks=k)).strftime("%G-W%V") for k in range(0, 104)})
@@ -469,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     for case in (c for c in cases(numbers, weeks) if only is None or c.name in only):
         if case.stored and not fill_s:
             fill_s = fill_pass(store, profile)
-        chosen = filled if case.stored else ctx if case.cached else plain
+        chosen = ctx if case.cached else plain
         row = run_case(chosen, case, args.repeat, rng)
         latencies.append(row)
         if row["ok"] is False:

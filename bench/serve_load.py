@@ -1,4 +1,4 @@
-"""Benchmark: `prdigest serve` under load and abuse (issue 10's figures).
+"""Benchmark: `prdigest serve` under load and abuse.
 
     uv run --frozen python -m bench.serve_load [--burst 200] [--slow 1000,5000]
 

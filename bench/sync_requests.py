@@ -1,6 +1,6 @@
 """Benchmark: how many GraphQL requests a sync costs, counted by the loopback fake GitHub.
 
-Issue 3's bound: a week of N merged PRs costs at most ⌈N/100⌉ + (PRs with more than 100 files) + 1
+The bound: a week of N merged PRs costs at most ⌈N/100⌉ + (PRs with more than 100 files) + 1
 requests. Each scenario runs the real client and ``bot.ingest.sync.sync_api`` against the fake (which
 executes every query against GitHub's schema) and prints the requests used next to the bound.
 Needs ../shared/github/schema.graphql (or PRDIGEST_GITHUB_SCHEMA).
@@ -117,7 +117,7 @@ def main() -> None:
     )
     fake.stop()
     print(
-        "bound = ceil(N/100) + (PRs with more than 100 files) + 1 (issue 3); sliced windows add one "
+        "bound = ceil(N/100) + (PRs with more than 100 files) + 1; sliced windows add one "
         "probe per overflowing slice"
     )
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 from classify.gist import gist
 from classify.matchers import Gated
 from classify.models import Classification, FileChange, Flag, FlagKind, PullRequest, ScorePart
-from classify.rules import Compiled, Profile, RuleMatchers
+from classify.profile import Compiled, Profile, RuleMatchers
 from classify.text import clean_body, highlights, shorten
 from classify.titles import ParsedTitle, norm, parse_title, split_tag
 
@@ -236,6 +236,25 @@ def _package_text(name: str, version: tuple[str | None, str | None]) -> str:
     return f"{name} {old} → {new}" if old else f"{name} → {new}"
 
 
+class _Text(NamedTuple):
+    """A PR's title and cleaned description, each with its lower-case form (matchers read both)."""
+
+    title: str
+    title_low: str
+    body: str
+    body_low: str
+
+
+class _Tagged(NamedTuple):
+    """What a title's tags and conventional-commit prefix say outright."""
+
+    modules: list[str]
+    kind: str | None
+    breaking: list[str]
+    prefix_known: bool
+    """a recognised prefix ("build(deps):") is not a title word"""
+
+
 def classify(
     pr: PullRequest, profile: Profile, *, known_text: tuple[list[str], str] | None = None
 ) -> Classification:
@@ -245,218 +264,34 @@ def classify(
     title and body only, not on the profile), which a reclassify passes to skip recomputing them.
     """
     c = profile.compiled
-    fl = profile.flags
-    title = pr.title
-    title_low = title.lower()
-    parsed = parse_title(title)
-
-    # -- title tags, conventional-commit prefix, labels ------------------------------------------
-    tag_modules: list[str] = []
-    tag_kind: str | None = None
-    breaking: list[str] = []
-    for tag in parsed.tags:
-        key = norm(tag)
-        parts = [key]
-        if key not in c.module_tags and key not in c.kind_tags and key not in c.breaking_tags:
-            parts = [norm(p) for p in split_tag(tag)] or [key]
-        for k in parts:
-            module = c.module_tags.get(k)
-            if module is not None:
-                _add(tag_modules, module)
-            kind = c.kind_tags.get(k)
-            if kind is not None and tag_kind is None:
-                tag_kind = kind
-            if k in c.breaking_tags and fl.breaking.enabled:
-                _add(breaking, f"tag: [{tag}]")
-    prefix_known = False
-    if parsed.prefix:
-        k = norm(parsed.prefix)
-        # "build(deps):" declared as a whole is that kind's prefix; its type word then means nothing alone
-        scoped_kind = c.kind_prefixes.get(f"{k}({norm(parsed.scopes[0])})") if parsed.scopes else None
-        kind = scoped_kind or c.kind_prefixes.get(k) or c.kind_tags.get(k)
-        module = c.module_tags.get(k) if scoped_kind is None else None
-        if kind is not None and tag_kind is None:
-            tag_kind = kind
-        if module is not None:
-            _add(tag_modules, module)
-        if kind is not None or module is not None:
-            prefix_known = True
-            for scope in parsed.scopes:
-                for part in split_tag(scope):
-                    scoped = c.module_tags.get(norm(part))
-                    if scoped is not None:
-                        _add(tag_modules, scoped)
-            if parsed.bang and fl.breaking.enabled and fl.breaking.conventional_bang:
-                scope = f"({','.join(parsed.scopes)})" if parsed.scopes else ""
-                breaking.append(f'title: "{parsed.prefix}{scope}!:"')
-
+    parsed = parse_title(pr.title)
+    tagged = _tagged(parsed, c, profile)
     label_keys = [norm(label) for label in pr.labels]
-    label_modules = [lm for k in label_keys if (lm := c.module_labels.get(k)) is not None]
-    label_kind = next((kd for k in label_keys if (kd := c.kind_labels.get(k)) is not None), None)
-
     files = _Files(pr.files, c)
-    body = pr.body
-    cleaned = clean_body(body[:MAX_BODY_CHARS])
-    cleaned_low = cleaned.lower()
-
-    # -- revert (it decides the kind) ---------------------------------------------------------------
-    revert: list[str] = []
-    if fl.revert.enabled:
-        m = c.revert_title.search(parsed.after_tags, parsed.after_tags.lower())
-        if m:
-            revert.append(_reverted(_group(m, "what") or m.group(0), pr.repo))
-        if cleaned and c.revert_body.possible(cleaned_low):
-            for gated in c.revert_body:
-                m = gated.search(cleaned, cleaned_low)
-                if m:
-                    _add(revert, _reverted(_group(m, "what") or m.group(0), pr.repo))
-        revert = _prefer_numbers(revert)
-
-    # -- modules ----------------------------------------------------------------------------------
-    modules: list[str] = tag_modules
-    for name in label_modules:
-        _add(modules, name)
-    # a recognised conventional-commit prefix ("build(deps):") is not a title word
-    words = title if not prefix_known else " ".join((*parsed.tags, parsed.text))
-    kind_words: list[str] = []
-    for owner in c.keywords.find(words):
-        if owner[0] == "m":
-            _add(modules, owner[2:])
-        else:
-            kind_words.append(owner[2:])
-    for i in c.module_pattern_rules:
-        rule = c.modules[i]
-        if rule.name not in modules and _title_matches(rule.patterns, title, title_low):
-            modules.append(rule.name)
-    if files.n:
-        candidates: set[int] = set()
-        by_set = c.module_rules_by_set
-        for set_id in files.count:
-            candidates.update(by_set.get(set_id, ()))
-        path_hits: list[tuple[int, int, str]] = []
-        for i in candidates:
-            rule = c.modules[i]
-            lines = files.rule_lines(rule)
-            if lines is not None:
-                path_hits.append((-lines, i, rule.name))
-        path_hits.sort()
-        # a file touched in passing does not make a module (when the profile says how much counts)
-        least = profile.min_path_share * files.total if path_hits and profile.min_path_share else 0
-        for rank, (neg_lines, _, name) in enumerate(path_hits):
-            if rank == 0 or -neg_lines >= least:
-                _add(modules, name)
-    if not modules:
-        modules.append(profile.catch_all_module)
-
-    # -- kind -------------------------------------------------------------------------------------
-    if revert and "revert" in profile.kinds:
-        kind = "revert"
-    elif tag_kind is not None:
-        kind = tag_kind
-    elif label_kind is not None:
-        kind = label_kind
-    else:
-        kind = _kind_from_rules(title, title_low, kind_words, files, c) or profile.default_kind
-
-    # -- flags --------------------------------------------------------------------------------------
-    flags: list[Flag] = []
-
-    core_files = files.matching(c.core_set)
-    if core_files:
-        flags.append(_flag("core-path", _capped(core_files, fl.core_path.max_evidence)))
-
-    mt = fl.missing_tests
-    if (
-        mt.enabled
-        and files.n
-        and c.source_set is not None
-        and c.source_set in files.count
-        and (c.test_set is None or c.test_set not in files.count)
-        and kind not in mt.exempt_kinds
-    ):
-        src_lines = 0
-        src_added = 0
-        src_files = 0
-        source_set, exempt_set = c.source_set, c.exempt_set
-        for f, (_, changed), ids in zip(pr.files, files.paths, files.ids, strict=True):
-            if source_set in ids and exempt_set not in ids:
-                src_lines += changed
-                src_added += f.additions
-                src_files += 1
-        # a pure removal (no source line added) has nothing new to test
-        if src_lines >= mt.min_source_lines and src_added:
-            noun = "file" if src_files == 1 else "files"
-            flags.append(
-                _flag(
-                    "missing-tests",
-                    [f"{src_lines:,} source lines changed in {src_files} {noun}, no test file changed"],
-                )
-            )
-
-    if fl.breaking.enabled:
-        for label, key in zip(pr.labels, label_keys, strict=True):
-            if key in c.breaking_labels:
-                _add(breaking, f"label: {label}")
-        _breaking_words(title, title_low, "title", c, breaking)
-        if cleaned:
-            _breaking_words(cleaned, cleaned_low, "body", c, breaking)
-        if breaking:
-            # labels, tags and the description's words first: a title quote only repeats the title
-            ordered = [e for e in breaking if not e.startswith("title: ")] + [
-                e for e in breaking if e.startswith("title: ")
-            ]
-            flags.append(_flag("breaking", ordered[:MAX_EVIDENCE_WORDS]))
-
-    if fl.dependency.enabled:
-        dep_ev = _dependency_evidence(c, title, title_low, cleaned, cleaned_low, files)
-        if dep_ev:
-            flags.append(_flag("dependency", dep_ev[: fl.dependency.max_evidence]))
-
-    adds, dels = pr.additions, pr.deletions
-    if adds + dels == 0 and files.total:
-        adds = sum(f.additions for f in pr.files)
-        dels = sum(f.deletions for f in pr.files)
-    ignored = files.lines.get(c.large_ignore_set, 0) if c.large_ignore_set is not None else 0
-    size = max(0, adds + dels - ignored)
-    if fl.large.enabled:
-        large_ev: list[str] = []
-        if size >= fl.large.lines:
-            text = f"{size:,} lines changed (+{adds:,} −{dels:,})"
-            if ignored:
-                text += f", not counting {ignored:,} lines in generated or data files"
-            large_ev.append(text)
-        n_files = max(pr.changed_files or 0, files.n)
-        if n_files >= fl.large.files:
-            large_ev.append(f"{n_files:,} files changed")
-        if large_ev:
-            flags.append(_flag("large", large_ev))
-
-    if revert:
-        flags.append(_flag("revert", revert))
-
-    # -- highlights, gist -----------------------------------------------------------------------------
+    cleaned = clean_body(pr.body[:MAX_BODY_CHARS])
+    text = _Text(pr.title, pr.title.lower(), cleaned, cleaned.lower())
+    revert = _reverts(parsed, text, c, profile, pr.repo)
+    modules, kind_words = _modules(parsed, tagged, label_keys, text, files, profile)
+    kind = _kind(revert, tagged, label_keys, text, kind_words, files, profile)
+    flags, core_files, size = _flags(pr, profile, kind, files, tagged.breaking, label_keys, text, revert)
     if known_text is None:
         found = highlights(parsed.after_tags, cleaned)
-        summary = gist(body, parsed.after_tags or title, cleaned=cleaned)
+        summary = gist(pr.body, parsed.after_tags or pr.title, cleaned=cleaned)
     else:
         found, summary = known_text
-
-    # -- key-PR score -----------------------------------------------------------------------------------
-    tests = _tests_with_source(files, c)
     signals = _Signals(
         kind=kind,
         size=size,
         highlighted=bool(found),
         modules=modules,
         core_count=len(core_files),
-        test_files=tests,
+        test_files=_tests_with_source(files, c),
         series=parsed.series,
         author=pr.author,
     )
     breakdown = _score(profile, flags, signals, pr.labels, label_keys)
     score = round(sum(p.points for p in breakdown), 2)
-    score = _never_key_part(profile, pr, parsed, title, kind, files, flags, breakdown, score)
-
+    score = _never_key_part(profile, pr, parsed, pr.title, kind, files, flags, breakdown, score)
     return Classification(
         modules=modules,
         kind=kind,
@@ -469,6 +304,238 @@ def classify(
         profile_version=profile.version,
         profile_hash=profile.content_hash,
     )
+
+
+def _tagged(parsed: ParsedTitle, c: Compiled, profile: Profile) -> _Tagged:
+    """Modules, kind and breaking evidence named by the title's tags and conventional-commit prefix."""
+    fl = profile.flags
+    modules: list[str] = []
+    kind: str | None = None
+    breaking: list[str] = []
+    for tag in parsed.tags:
+        key = norm(tag)
+        parts = [key]
+        if key not in c.module_tags and key not in c.kind_tags and key not in c.breaking_tags:
+            parts = [norm(p) for p in split_tag(tag)] or [key]
+        for k in parts:
+            module = c.module_tags.get(k)
+            if module is not None:
+                _add(modules, module)
+            tag_kind = c.kind_tags.get(k)
+            if tag_kind is not None and kind is None:
+                kind = tag_kind
+            if k in c.breaking_tags and fl.breaking.enabled:
+                _add(breaking, f"tag: [{tag}]")
+    if not parsed.prefix:
+        return _Tagged(modules, kind, breaking, False)
+    k = norm(parsed.prefix)
+    # "build(deps):" declared as a whole is that kind's prefix; its type word then means nothing alone
+    scoped_kind = c.kind_prefixes.get(f"{k}({norm(parsed.scopes[0])})") if parsed.scopes else None
+    prefix_kind = scoped_kind or c.kind_prefixes.get(k) or c.kind_tags.get(k)
+    module = c.module_tags.get(k) if scoped_kind is None else None
+    if prefix_kind is not None and kind is None:
+        kind = prefix_kind
+    if module is not None:
+        _add(modules, module)
+    if prefix_kind is None and module is None:
+        return _Tagged(modules, kind, breaking, False)
+    for scope in parsed.scopes:
+        for part in split_tag(scope):
+            scoped = c.module_tags.get(norm(part))
+            if scoped is not None:
+                _add(modules, scoped)
+    if parsed.bang and fl.breaking.enabled and fl.breaking.conventional_bang:
+        scope = f"({','.join(parsed.scopes)})" if parsed.scopes else ""
+        breaking.append(f'title: "{parsed.prefix}{scope}!:"')
+    return _Tagged(modules, kind, breaking, True)
+
+
+def _reverts(parsed: ParsedTitle, text: _Text, c: Compiled, profile: Profile, repo: str) -> list[str]:
+    """What the PR reverts, from its title and description (a revert decides the kind)."""
+    if not profile.flags.revert.enabled:
+        return []
+    revert: list[str] = []
+    m = c.revert_title.search(parsed.after_tags, parsed.after_tags.lower())
+    if m:
+        revert.append(_reverted(_group(m, "what") or m.group(0), repo))
+    if text.body and c.revert_body.possible(text.body_low):
+        for gated in c.revert_body:
+            m = gated.search(text.body, text.body_low)
+            if m:
+                _add(revert, _reverted(_group(m, "what") or m.group(0), repo))
+    return _prefer_numbers(revert)
+
+
+def _modules(
+    parsed: ParsedTitle, tagged: _Tagged, label_keys: list[str], text: _Text, files: _Files, profile: Profile
+) -> tuple[list[str], list[str]]:
+    """The PR's modules (tags, labels, title words and patterns, then files by lines changed; the
+    catch-all when nothing matched), and the kinds the title's keywords named on the way."""
+    c = profile.compiled
+    modules = tagged.modules
+    for k in label_keys:
+        named = c.module_labels.get(k)
+        if named is not None:
+            _add(modules, named)
+    words = text.title if not tagged.prefix_known else " ".join((*parsed.tags, parsed.text))
+    kind_words: list[str] = []
+    for owner in c.keywords.find(words):
+        if owner[0] == "m":
+            _add(modules, owner[2:])
+        else:
+            kind_words.append(owner[2:])
+    for i in c.module_pattern_rules:
+        rule = c.modules[i]
+        if rule.name not in modules and _title_matches(rule.patterns, text.title, text.title_low):
+            modules.append(rule.name)
+    if files.n:
+        for name in _modules_from_files(files, profile):
+            _add(modules, name)
+    if not modules:
+        modules.append(profile.catch_all_module)
+    return modules, kind_words
+
+
+def _modules_from_files(files: _Files, profile: Profile) -> list[str]:
+    """Modules whose paths the PR changes, most lines first; a file touched in passing does not
+    make a module when the profile says how much counts (the largest always does)."""
+    c = profile.compiled
+    candidates: set[int] = set()
+    for set_id in files.count:
+        candidates.update(c.module_rules_by_set.get(set_id, ()))
+    path_hits: list[tuple[int, int, str]] = []
+    for i in candidates:
+        rule = c.modules[i]
+        lines = files.rule_lines(rule)
+        if lines is not None:
+            path_hits.append((-lines, i, rule.name))
+    path_hits.sort()
+    least = profile.min_path_share * files.total if path_hits and profile.min_path_share else 0
+    return [name for rank, (neg_lines, _, name) in enumerate(path_hits) if rank == 0 or -neg_lines >= least]
+
+
+def _kind(
+    revert: list[str],
+    tagged: _Tagged,
+    label_keys: list[str],
+    text: _Text,
+    kind_words: list[str],
+    files: _Files,
+    profile: Profile,
+) -> str:
+    """A revert, else the title's tag or prefix, else a label, else the rules (see the module docstring)."""
+    if revert and "revert" in profile.kinds:
+        return "revert"
+    if tagged.kind is not None:
+        return tagged.kind
+    c = profile.compiled
+    label_kind = next((kd for k in label_keys if (kd := c.kind_labels.get(k)) is not None), None)
+    if label_kind is not None:
+        return label_kind
+    return _kind_from_rules(text.title, text.title_low, kind_words, files, c) or profile.default_kind
+
+
+def _flags(
+    pr: PullRequest,
+    profile: Profile,
+    kind: str,
+    files: _Files,
+    breaking: list[str],
+    label_keys: list[str],
+    text: _Text,
+    revert: list[str],
+) -> tuple[list[Flag], list[str], int]:
+    """The risk flags in their fixed order, the core files changed and the PR's size in lines
+    (both also count in the key-PR score)."""
+    c, fl = profile.compiled, profile.flags
+    flags: list[Flag] = []
+    core_files = files.matching(c.core_set)
+    if core_files:
+        flags.append(_flag("core-path", _capped(core_files, fl.core_path.max_evidence)))
+    missing = _missing_tests(pr, profile, kind, files)
+    if missing:
+        flags.append(_flag("missing-tests", missing))
+    if fl.breaking.enabled:
+        ordered = _breaking(pr, c, breaking, label_keys, text)
+        if ordered:
+            flags.append(_flag("breaking", ordered))
+    if fl.dependency.enabled:
+        dep_ev = _dependency_evidence(c, text.title, text.title_low, text.body, text.body_low, files)
+        if dep_ev:
+            flags.append(_flag("dependency", dep_ev[: fl.dependency.max_evidence]))
+    size, large_ev = _size(pr, profile, files)
+    if large_ev:
+        flags.append(_flag("large", large_ev))
+    if revert:
+        flags.append(_flag("revert", revert))
+    return flags, core_files, size
+
+
+def _missing_tests(pr: PullRequest, profile: Profile, kind: str, files: _Files) -> list[str]:
+    """Evidence that source changed with no test file: enough source lines, some of them added
+    (a pure removal has nothing new to test), none exempt, and a kind that is not exempt."""
+    c, mt = profile.compiled, profile.flags.missing_tests
+    if not (
+        mt.enabled
+        and files.n
+        and c.source_set is not None
+        and c.source_set in files.count
+        and (c.test_set is None or c.test_set not in files.count)
+        and kind not in mt.exempt_kinds
+    ):
+        return []
+    src_lines = src_added = src_files = 0
+    source_set, exempt_set = c.source_set, c.exempt_set
+    for f, (_, changed), ids in zip(pr.files, files.paths, files.ids, strict=True):
+        if source_set in ids and exempt_set not in ids:
+            src_lines += changed
+            src_added += f.additions
+            src_files += 1
+    if src_lines < mt.min_source_lines or not src_added:
+        return []
+    noun = "file" if src_files == 1 else "files"
+    return [f"{src_lines:,} source lines changed in {src_files} {noun}, no test file changed"]
+
+
+def _breaking(
+    pr: PullRequest, c: Compiled, breaking: list[str], label_keys: list[str], text: _Text
+) -> list[str]:
+    """Breaking-change evidence: the title's tags (``breaking``, already found), labels, then
+    removal wording in the title and description — labels, tags and the description first, as
+    a title quote only repeats the title."""
+    for label, key in zip(pr.labels, label_keys, strict=True):
+        if key in c.breaking_labels:
+            _add(breaking, f"label: {label}")
+    _breaking_words(text.title, text.title_low, "title", c, breaking)
+    if text.body:
+        _breaking_words(text.body, text.body_low, "body", c, breaking)
+    ordered = [e for e in breaking if not e.startswith("title: ")] + [
+        e for e in breaking if e.startswith("title: ")
+    ]
+    return ordered[:MAX_EVIDENCE_WORDS]
+
+
+def _size(pr: PullRequest, profile: Profile, files: _Files) -> tuple[int, list[str]]:
+    """Lines changed, generated and data files not counted, and the evidence of a large PR."""
+    c, large = profile.compiled, profile.flags.large
+    adds, dels = pr.additions, pr.deletions
+    if adds + dels == 0 and files.total:
+        adds = sum(f.additions for f in pr.files)
+        dels = sum(f.deletions for f in pr.files)
+    ignored = files.lines.get(c.large_ignore_set, 0) if c.large_ignore_set is not None else 0
+    size = max(0, adds + dels - ignored)
+    if not large.enabled:
+        return size, []
+    evidence: list[str] = []
+    if size >= large.lines:
+        said = f"{size:,} lines changed (+{adds:,} −{dels:,})"
+        if ignored:
+            said += f", not counting {ignored:,} lines in generated or data files"
+        evidence.append(said)
+    n_files = max(pr.changed_files or 0, files.n)
+    if n_files >= large.files:
+        evidence.append(f"{n_files:,} files changed")
+    return size, evidence
 
 
 _TYPO = re.compile(

@@ -2,26 +2,24 @@
 
 These models are the contract between every layer: ingestion (GitHub, git, JSONL) produces
 ``PullRequest``; the classifier turns it into a ``Classification``; storage keeps both; commands
-read them back. They carry no I/O and no platform knowledge.
+read them back — whole (``StoredPR``: one PR) or as lists read them (``ListedPR``: a digest, a risk
+list, a search page). They carry no I/O and no platform knowledge.
 
 Why plain dataclasses and not pydantic models: every one-shot command (``prdigest pr N``,
 ``risks``, ``search``) imports these, and pydantic's import chain alone took ~8× the start of a
-bare ``python -c pass`` — most of the CLI's start-up (issue 14, point 1: a one-shot command within
-10× of the bare interpreter). Reading them back from the cache needs no validation (storage wrote
-them), so pydantic bought nothing there either. Data entering from outside is still validated
-strictly: ``__post_init__`` checks each object's own invariants (the repository's form, a positive
-number, non-negative counts, the closed vocabularies, UTC times) with pydantic's wording, and the
-JSON Lines records of ``prdigest import`` are parsed by pydantic over these same classes
+bare ``python -c pass``, most of the CLI's start-up. Every object checks its own invariants in
+``__post_init__`` (the repository's form, a positive number, non-negative counts, the closed
+vocabularies, UTC times) with pydantic's wording, cheaply when the values are right; the JSON
+Lines records of ``prdigest import`` are parsed by pydantic over these same classes
 (``classify.records``), which adds the type checks and loads pydantic only where it is used.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
 FlagKind = Literal["core-path", "missing-tests", "breaking", "dependency", "large", "revert"]
 FLAG_KINDS: tuple[FlagKind, ...] = ("core-path", "missing-tests", "breaking", "dependency", "large", "revert")
@@ -30,6 +28,10 @@ ChangeType = Literal["added", "modified", "removed", "renamed", "copied", "chang
 CHANGE_TYPES: tuple[ChangeType, ...] = ("added", "modified", "removed", "renamed", "copied", "changed")
 Source = Literal["api", "git", "import"]
 SOURCES: tuple[Source, ...] = ("api", "git", "import")
+# the same vocabularies as sets: the checks below run for every object read back from the cache
+_FLAG_KINDS = frozenset(FLAG_KINDS)
+_CHANGE_TYPES = frozenset(CHANGE_TYPES)
+_SOURCES = frozenset(SOURCES)
 
 REPO_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
 _repo_ok = re.compile(REPO_PATTERN).match
@@ -77,8 +79,10 @@ class FileChange:
     previous_path: str | None = None
 
     def __post_init__(self) -> None:
-        _not_negative(self, "additions", "deletions")
-        _one_of("change_type", self.change_type, CHANGE_TYPES)
+        if self.additions < 0 or self.deletions < 0:
+            _not_negative(self, "additions", "deletions")
+        if self.change_type not in _CHANGE_TYPES:
+            _one_of("change_type", self.change_type, CHANGE_TYPES)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -111,12 +115,15 @@ class PullRequest:
             raise FieldError("repo", f"String should match pattern '{REPO_PATTERN}'")
         if self.number <= 0:
             raise FieldError("number", "Input should be greater than 0")
-        _not_negative(self, "additions", "deletions", "changed_files")
-        _one_of("source", self.source, SOURCES)
-        self.merged_at = _as_utc(self.merged_at)
-        if self.created_at is not None:
+        if self.additions < 0 or self.deletions < 0 or (self.changed_files or 0) < 0:
+            _not_negative(self, "additions", "deletions", "changed_files")
+        if self.source not in _SOURCES:
+            _one_of("source", self.source, SOURCES)
+        if self.merged_at.tzinfo is not UTC:
+            self.merged_at = _as_utc(self.merged_at)
+        if self.created_at is not None and self.created_at.tzinfo is not UTC:
             self.created_at = _as_utc(self.created_at)
-        if self.updated_at is not None:
+        if self.updated_at is not None and self.updated_at.tzinfo is not UTC:
             self.updated_at = _as_utc(self.updated_at)
         if not self.url:
             self.url = f"https://github.com/{self.repo}/pull/{self.number}"
@@ -132,7 +139,8 @@ class Flag:
     evidence: list[str]
 
     def __post_init__(self) -> None:
-        _one_of("kind", self.kind, FLAG_KINDS)
+        if self.kind not in _FLAG_KINDS:
+            _one_of("kind", self.kind, FLAG_KINDS)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -179,22 +187,43 @@ class Classification:
         return [f.kind for f in self.flags]
 
 
-T = TypeVar("T")
+@dataclass(frozen=True, slots=True)
+class StoredPR:
+    """A PR and its classification as read back from the cache, whole (lists read ``ListedPR``s)."""
+
+    pr: PullRequest
+    cls: Classification
+
+    @property
+    def number(self) -> int:
+        return self.pr.number
 
 
-def unchecked(cls: type[T]) -> Callable[..., T]:
-    """A constructor of ``cls`` taking every field by position, in declaration order, that skips
-    ``__post_init__``: for values this program checked when they entered (a row of the cache, a
-    file change git reported). Reading back a digest's or a reclassify's PRs builds thousands of
-    objects; this is ~2× cheaper than the checking constructor. Generated the way ``dataclasses``
-    writes ``__init__``: each value stored through its slot's descriptor, so frozen classes work too.
-    """
-    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]  # only ever called with dataclasses
-    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
-    namespace.update({f"set_{n}": getattr(cls, n).__set__ for n in names})
-    body = "".join(f"    set_{n}(obj, {n})\n" for n in names)
-    source = f"def make({', '.join(names)}):\n    obj = new(cls)\n{body}    return obj\n"
-    exec(source, namespace)  # the names are the class's own field names
-    make: Callable[..., T] = namespace["make"]
-    make.__qualname__ = f"unchecked({cls.__name__})"
-    return make
+@dataclass(slots=True)
+class PRHead:
+    """What lists of PRs read of a cached PR (a digest, a risk list, a search page): who merged
+    what, where to see it, when, and how big. Not its body, files, labels, branch, source or other
+    dates: ``PullRequest`` (``StoredPR``, one whole row) has them all."""
+
+    repo: str
+    number: int
+    title: str
+    author: str
+    url: str
+    merged_at: datetime
+    additions: int = 0
+    deletions: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ListedPR:
+    """A PR as a list reads it from the cache: its ``PRHead`` and its classification without the
+    stored score breakdown and profile identity — ``cls.breakdown`` holds only the parts the period
+    adds (``classify.key_prs.with_period_parts``) and ``cls.profile*`` are empty."""
+
+    pr: PRHead
+    cls: Classification
+
+    @property
+    def number(self) -> int:
+        return self.pr.number

@@ -2,11 +2,12 @@
 
 Imported only when a profile is compiled (``classify.rules.load_profile`` on a miss of its
 caches): the schema is ~20 pydantic models whose classes cost more to build than a one-shot read
-spends on its answer. ``classify.rules`` holds the compiled ``Profile`` itself.
+spends on its answer. ``classify.profile`` holds the compiled ``Profile`` itself.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
@@ -19,6 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from classify.flag_spec import FlagsSpec
 from classify.matchers import (
     Gated,
     GatedGroup,
@@ -29,7 +31,7 @@ from classify.matchers import (
     parse_keyword,
 )
 from classify.models import FLAG_KINDS
-from classify.rules import (
+from classify.profile import (
     _NAME,
     LANGS,
     PROFILES_DIR,
@@ -75,69 +77,6 @@ class ModuleSpec(_RuleSpec):
 
 class KindSpec(_RuleSpec):
     prefixes: Strs = []
-
-
-class CorePathSpec(_Section):
-    enabled: bool = True
-    globs: Strs = []
-    exclude: Strs = []
-    max_evidence: Annotated[int, Field(ge=1, le=100)] = 5
-
-
-# Schema defaults are deliberately bare: a profile that leaves out [kinds], a [flags.*] table or
-# [score] gets the generic profile's (see _with_generic_defaults), so the defaults live in one
-# readable TOML file rather than twice.
-
-
-class MissingTestsSpec(_Section):
-    enabled: bool = True
-    min_source_lines: Annotated[int, Field(ge=1)] = 50
-    source_globs: Strs = []
-    test_globs: Strs = []
-    exempt_globs: Strs = []
-    exempt_kinds: Strs = []
-
-
-class BreakingSpec(_Section):
-    enabled: bool = True
-    labels: Strs = []
-    tags: Strs = []
-    conventional_bang: bool = True
-    patterns: Strs = []
-    ignore: Strs = []
-
-
-class DependencySpec(_Section):
-    enabled: bool = True
-    globs: Strs = []
-    exclude: Strs = []
-    patterns: Strs = []
-    added_patterns: Strs = []
-    removed_patterns: Strs = []
-    lockfiles: Strs = []
-    max_evidence: Annotated[int, Field(ge=1, le=100)] = 5
-
-
-class LargeSpec(_Section):
-    enabled: bool = True
-    lines: Annotated[int, Field(ge=1)] = 1000
-    files: Annotated[int, Field(ge=1)] = 30
-    ignore: Strs = []
-
-
-class RevertSpec(_Section):
-    enabled: bool = True
-    title_patterns: Strs = []
-    body_patterns: Strs = []
-
-
-class FlagsSpec(_Section):
-    core_path: CorePathSpec = Field(default=CorePathSpec(), alias="core-path")
-    missing_tests: MissingTestsSpec = Field(default=MissingTestsSpec(), alias="missing-tests")
-    breaking: BreakingSpec = BreakingSpec()
-    dependency: DependencySpec = DependencySpec()
-    large: LargeSpec = LargeSpec()
-    revert: RevertSpec = RevertSpec()
 
 
 class LearnedSpec(_Section):
@@ -470,37 +409,79 @@ def _labels(spec: _RuleSpec, name: str) -> dict[str, str]:
     return {lang: text for lang in LANGS if (text := getattr(spec, lang).strip())}
 
 
+@dataclasses.dataclass
+class _Rules:
+    """The profile's modules and kinds, with the matchers and words that recognise each."""
+
+    modules: dict[str, ModuleRule] = dataclasses.field(default_factory=dict)
+    module_m: list[RuleMatchers] = dataclasses.field(default_factory=list)
+    module_tags: dict[str, str] = dataclasses.field(default_factory=dict)
+    module_labels: dict[str, str] = dataclasses.field(default_factory=dict)
+    kinds: dict[str, KindRule] = dataclasses.field(default_factory=dict)
+    kind_m: list[RuleMatchers] = dataclasses.field(default_factory=list)
+    kind_tags: dict[str, str] = dataclasses.field(default_factory=dict)
+    kind_prefixes: dict[str, str] = dataclasses.field(default_factory=dict)
+    kind_labels: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
 def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
     b = _Builder()
-    modules: dict[str, ModuleRule] = {}
-    module_m: list[RuleMatchers] = []
-    module_tags: dict[str, str] = {}
-    module_labels: dict[str, str] = {}
+    rules = _rules(b, spec)  # first: the modules' and kinds' path sets come first in ``b``
+    _check_references(spec, rules)
+    resolve = _resolve_map(spec, rules)
+    learned = spec.learned
+    return Profile(
+        name=spec.name,
+        version=spec.version,
+        source=source,
+        description=spec.description,
+        repos=tuple(spec.repos),
+        learned=LearnedFrom(learned.repo, learned.prs, learned.on, learned.first, learned.last)
+        if learned
+        else None,
+        modules=types.MappingProxyType(rules.modules),
+        kinds=types.MappingProxyType(rules.kinds),
+        key_share=spec.key_share,
+        key_min_score=spec.key_min_score,
+        min_path_share=spec.min_path_share,
+        theme_points=spec.score.theme,
+        catch_all_module=spec.catch_all,
+        default_kind=spec.default_kind,
+        flags=spec.flags,
+        score=spec.score,
+        compiled=_compiled(b, spec, rules),
+        resolve_map=types.MappingProxyType(resolve),
+        content_hash=content_hash,
+    )
+
+
+def _rules(b: _Builder, spec: ProfileSpec) -> _Rules:
+    out = _Rules()
     for name, m in spec.modules.items():
         _check_name(name, ("modules", name))
-        module_m.append(_rule(b, name, m, ("modules", name)))
-        _words(module_tags, m.tags, name, "modules", "tags")
-        _words(module_labels, m.labels, name, "modules", "labels")
-        modules[name] = ModuleRule(
+        out.module_m.append(_rule(b, name, m, ("modules", name)))
+        _words(out.module_tags, m.tags, name, "modules", "tags")
+        _words(out.module_labels, m.labels, name, "modules", "labels")
+        out.modules[name] = ModuleRule(
             name=name,
             labels=types.MappingProxyType(_labels(m, name)),
             group=m.group,
             synonyms=tuple(m.synonyms),
             tags=tuple(m.tags),
         )
-    kinds: dict[str, KindRule] = {}
-    kind_m: list[RuleMatchers] = []
-    kind_tags: dict[str, str] = {}
-    kind_prefixes: dict[str, str] = {}
-    kind_labels: dict[str, str] = {}
     for name, k in spec.kinds.items():
         _check_name(name, ("kinds", name))
-        kind_m.append(_rule(b, name, k, ("kinds", name)))
-        _words(kind_tags, k.tags, name, "kinds", "tags")
-        _words(kind_prefixes, k.prefixes, name, "kinds", "prefixes")
-        _words(kind_labels, k.labels, name, "kinds", "labels")
-        kinds[name] = KindRule(name=name, labels=types.MappingProxyType(_labels(k, name)))
+        out.kind_m.append(_rule(b, name, k, ("kinds", name)))
+        _words(out.kind_tags, k.tags, name, "kinds", "tags")
+        _words(out.kind_prefixes, k.prefixes, name, "kinds", "prefixes")
+        _words(out.kind_labels, k.labels, name, "kinds", "labels")
+        out.kinds[name] = KindRule(name=name, labels=types.MappingProxyType(_labels(k, name)))
+    return out
 
+
+def _check_references(spec: ProfileSpec, rules: _Rules) -> None:
+    """Every module and kind named elsewhere in the profile is declared."""
+    modules, kinds = rules.modules, rules.kinds
     if spec.catch_all not in modules:
         raise _KeyError(
             ("catch_all",), f"unknown module {spec.catch_all!r}: declare it under [modules.{spec.catch_all}]"
@@ -508,8 +489,7 @@ def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
     if kinds and spec.default_kind not in kinds:
         kind = spec.default_kind
         raise _KeyError(("default_kind",), f"unknown kind {kind!r}: declare it under [kinds.{kind}]")
-    mt = spec.flags.missing_tests
-    for i, kind in enumerate(mt.exempt_kinds):
+    for i, kind in enumerate(spec.flags.missing_tests.exempt_kinds):
         if kind not in kinds:
             raise _KeyError(("flags", "missing-tests", "exempt_kinds", i), f"unknown kind {kind!r}")
     for i, kind in enumerate(spec.score.theme_kinds):
@@ -525,46 +505,50 @@ def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
                 section = {"kind": "kinds", "module": "modules", "flag": "flags"}[what]
                 raise _KeyError(("score", section, key), f"unknown {what} {key!r}")
 
-    # what a user may type to mean a module: name > tag > synonym > label
-    resolve: dict[str, str] = {norm(name): name for name in modules}
+
+def _resolve_map(spec: ProfileSpec, rules: _Rules) -> dict[str, str]:
+    """What a user may type to mean a module: name > tag > synonym > label."""
+    resolve: dict[str, str] = {norm(name): name for name in rules.modules}
     synonyms: dict[str, str] = {}
     for name, m in spec.modules.items():
         for j, syn in enumerate(m.synonyms):
-            other = resolve.get(norm(syn)) or module_tags.get(norm(syn))
+            other = resolve.get(norm(syn)) or rules.module_tags.get(norm(syn))
             if other is not None and other != name:
                 raise _KeyError(("modules", name, "synonyms", j), f"{syn!r} already means modules.{other}")
         _words(synonyms, m.synonyms, name, "modules", "synonyms")
-    for words in (module_tags, synonyms):
+    for words in (rules.module_tags, synonyms):
         for key, name in words.items():
             resolve.setdefault(key, name)
-    for name, rule in modules.items():
+    for name, rule in rules.modules.items():
         for text in rule.labels.values():
             resolve.setdefault(norm(text), name)
+    return resolve
 
+
+def _compiled(b: _Builder, spec: ProfileSpec, rules: _Rules) -> Compiled:
+    """Everything the engine matches with: the flags' path sets after the rules' own, patterns, tables."""
     f = spec.flags
-    core = f.core_path
+    core, mt, dep = f.core_path, f.missing_tests, f.dependency
     core_where: tuple[int | str, ...] = ("flags", "core-path")
     core_set = b.path_set(core.globs, (*core_where, "globs"), core.exclude, (*core_where, "exclude"))
     test_set = b.path_set(mt.test_globs, ("flags", "missing-tests", "test_globs"))
     source_set = b.path_set(mt.source_globs, ("flags", "missing-tests", "source_globs"))
     exempt_set = b.path_set(mt.exempt_globs, ("flags", "missing-tests", "exempt_globs"))
-    dep = f.dependency
     dep_where: tuple[int | str, ...] = ("flags", "dependency")
     dep_set = b.path_set(dep.globs, (*dep_where, "globs"), dep.exclude, (*dep_where, "exclude"))
     lock_set = b.path_set(dep.lockfiles, (*dep_where, "lockfiles"))
     large_set = b.path_set(f.large.ignore, ("flags", "large", "ignore"))
-
-    compiled = Compiled(
+    return Compiled(
         path_sets=tuple(b.sets),
-        modules=tuple(module_m),
-        kinds=tuple(kind_m),
+        modules=tuple(rules.module_m),
+        kinds=tuple(rules.kind_m),
         keywords=_keyword_index(spec.modules, spec.kinds),
-        kind_order=types.MappingProxyType({name: i for i, name in enumerate(kinds)}),
-        module_tags=types.MappingProxyType(module_tags),
-        kind_tags=types.MappingProxyType(kind_tags),
-        kind_prefixes=types.MappingProxyType(kind_prefixes),
-        module_labels=types.MappingProxyType(module_labels),
-        kind_labels=types.MappingProxyType(kind_labels),
+        kind_order=types.MappingProxyType({name: i for i, name in enumerate(rules.kinds)}),
+        module_tags=types.MappingProxyType(rules.module_tags),
+        kind_tags=types.MappingProxyType(rules.kind_tags),
+        kind_prefixes=types.MappingProxyType(rules.kind_prefixes),
+        module_labels=types.MappingProxyType(rules.module_labels),
+        kind_labels=types.MappingProxyType(rules.kind_labels),
         core_set=core_set if core.enabled else None,
         test_set=test_set,
         source_set=source_set,
@@ -584,30 +568,6 @@ def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
         size_tiers=tuple(sorted((t.lines, t.points) for t in spec.score.size)),
         score_labels=types.MappingProxyType({norm(k): v for k, v in spec.score.labels.items()}),
         bot_authors=frozenset(a.strip().lower() for a in spec.score.bot_authors),
-        module_rules_by_set=types.MappingProxyType(_rules_by_set(module_m)),
-        module_pattern_rules=tuple(i for i, r in enumerate(module_m) if r.patterns),
-    )
-    learned = spec.learned
-    return Profile(
-        name=spec.name,
-        version=spec.version,
-        source=source,
-        description=spec.description,
-        repos=tuple(spec.repos),
-        learned=LearnedFrom(learned.repo, learned.prs, learned.on, learned.first, learned.last)
-        if learned
-        else None,
-        modules=types.MappingProxyType(modules),
-        kinds=types.MappingProxyType(kinds),
-        key_share=spec.key_share,
-        key_min_score=spec.key_min_score,
-        min_path_share=spec.min_path_share,
-        theme_points=spec.score.theme,
-        catch_all_module=spec.catch_all,
-        default_kind=spec.default_kind,
-        flags=spec.flags,
-        score=spec.score,
-        compiled=compiled,
-        resolve_map=types.MappingProxyType(resolve),
-        content_hash=content_hash,
+        module_rules_by_set=types.MappingProxyType(_rules_by_set(rules.module_m)),
+        module_pattern_rules=tuple(i for i, r in enumerate(rules.module_m) if r.patterns),
     )

@@ -3,7 +3,7 @@
 Which PRs are key in a week depends on whether the profile scores storylines
 (``profile.score.theme``), and ``prdigest pr N`` must see the week as the digest does. So these
 models are apart from the rest of the schema (``classify.profile_schema``): the cached profile
-(``bot.config.profile_cache``) unpickles its score settings with these three small classes, without
+(``classify.profile_cache``) unpickles its score settings with these three small classes, without
 building the rest of the schema or importing the compiler.
 """
 

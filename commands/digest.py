@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from classify.periods import Period, week_of
 from commands import params as P
 from commands.common import profile_line, profile_note
+from commands.context import Context
 from commands.locale import t
-from commands.locale.words import join_list, tn
+from commands.locale.words import join_list, period_text, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
-from commands.period import Period, week_of
-from commands.registry import Context, command
+from commands.spec import command
 from storage.prs import TagFilter
-
-if TYPE_CHECKING:
-    from commands.report.stats import DigestStats
 
 
 @command(
@@ -61,15 +58,7 @@ def run(
 
     flt = TagFilter(tuple(modules), match, tuple(flags))
     closed_at = inv.now if ctx.stored_storylines else None  # closed periods' storylines kept in the cache
-
-    def build() -> DigestStats:
-        return gather(ctx.store, ctx.profile, repo, period, flt, closed_at=closed_at)
-
-    # a closed period's numbers are final: the server keeps the recent ones (commands.digest_cache)
-    if ctx.digests is not None and ctx.digests.admits(period.end, inv.now):
-        stats = ctx.digests.get(ctx.store, (repo, period, flt, ctx.profile.content_hash), build)
-    else:
-        stats = build()
+    stats = gather(ctx.store, ctx.profile, repo, period, flt, closed_at=closed_at)
     reply = compose(stats, ctx.profile, inv.lang)
     note = profile_note(ctx, repo, period.start, period.end, inv.lang)
     if not stats.prs:
@@ -96,7 +85,12 @@ def _empty(
     if modules and overall:
         names = ", ".join(ctx.profile.module_label(m, lang) for m in modules)
         text = tn(
-            lang, "digest.empty_filter", overall, modules=names, period=period.shown(lang), overall=overall
+            lang,
+            "digest.empty_filter",
+            overall,
+            modules=names,
+            period=period_text(period, lang),
+            overall=overall,
         )
         blocks: list[Block] = [Paragraph(text=text)]
         present = ctx.store.tag_counts(repo, "module", period.start, period.end)
@@ -109,14 +103,14 @@ def _empty(
                     text=t(
                         lang,
                         "digest.empty_modules",
-                        period=period.shown(lang),
+                        period=period_text(period, lang),
                         modules=listed,
                         period_word=word,
                     )
                 )
             )
         return blocks
-    blocks = [Paragraph(text=t(lang, "digest.empty", period=period.shown(lang)))]
+    blocks = [Paragraph(text=t(lang, "digest.empty", period=period_text(period, lang)))]
     span = ctx.store.merged_range(repo)
     if span is not None:
         # the dates and the week in the reader's zone: a PR merged late on Sunday in UTC is

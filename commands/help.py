@@ -8,12 +8,12 @@ command is special-cased here.
 from __future__ import annotations
 
 from commands import params as P
+from commands.context import Context
 from commands.locale import t
 from commands.model import Block, Bullet, BulletList, Heading, Invocation, Paragraph, Reply
-from commands.registry import (
+from commands.spec import (
     REGISTRY,
     CommandSpec,
-    Context,
     command,
     how_to_type,
     scope,
@@ -67,7 +67,7 @@ def explain(spec: CommandSpec, inv: Invocation, ctx: Context) -> Reply:
     "help", params=(P.command_name(),), summary="cmd.help", examples=("help", "help digest"), postable=False
 )
 def run(inv: Invocation, ctx: Context, *, command: str | None) -> Reply:
-    every = specs()  # help describes every command (importing them all)
+    every = specs()  # help describes every command (commands.registry loads them all for it)
     if command is not None:
         return explain(REGISTRY[command], inv, ctx)
     lang = inv.lang

@@ -19,7 +19,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from classify.errors import UsageError
 from commands.locale import t
+
+__all__ = ["UsageError"]
 
 Lang = Literal["en", "zh"]
 Status = Literal["ok", "usage", "not_found", "error"]
@@ -29,15 +32,17 @@ Status = Literal["ok", "usage", "not_found", "error"]
 class Invocation:
     """A request to run one command, independent of where it came from.
 
-    A front end fills in either ``args`` (the words as typed after the command: a terminal, a
-    chat message's text split by ``commands.params.split_text``) or ``options`` (values already
-    named by the platform, e.g. Discord's typed slash-command options). The registry turns
-    either into the command's parsed parameters, so handlers never see raw words. ``flags`` are
-    the chat words that change delivery, not content (``public``).
+    Made by ``commands.invocations`` only. A front end fills in one of ``args`` (the words of a
+    terminal's command line), ``text`` (a chat message's text after the command, as typed) or
+    ``options`` (values already named by the platform, e.g. Discord's typed slash-command
+    options). The registry parses whichever it got, once, into the command's parameters, so
+    handlers never see raw words. ``flags`` are the words that change delivery, not content
+    (``public``), when the platform gives them apart (Discord's option).
     """
 
     command: str
     args: tuple[str, ...] = ()
+    text: str | None = None
     options: Mapping[str, object] = field(default_factory=dict)
     flags: frozenset[str] = frozenset()
     repo: str | None = None
@@ -254,6 +259,10 @@ class Reply:
     ``prose`` builds, when called, the parts a language model may word (``ProsePart``): a digest
     sets it, and only an edge with a model configured calls it (``bot.prose``); None for every
     other answer, and for a digest asked with ``prose=off``.
+
+    ``flags`` are the words the command was asked with that change where its answer goes, not
+    what it says (``public``), as the registry parsed them: the chat front end that sends the
+    answer reads them here rather than parsing the text again.
     """
 
     command: str
@@ -267,6 +276,7 @@ class Reply:
     delivery_key: str | None
     data_source: ReplyData
     prose: Callable[[], list[ProsePart]] | None = field(compare=False, repr=False)
+    flags: frozenset[str] = field(compare=False)
 
     def __init__(
         self,
@@ -284,6 +294,7 @@ class Reply:
         data_factory: Callable[[], dict[str, Any]] | None = None,
         data_source: ReplyData | None = None,
         prose: Callable[[], list[ProsePart]] | None = None,
+        flags: frozenset[str] = frozenset(),
     ) -> None:
         if data is not None and data_factory is not None:
             raise TypeError("Reply: give data or data_factory, not both")
@@ -301,6 +312,7 @@ class Reply:
             data_source = ReplyData(data, data_factory)
         self.data_source = data_source
         self.prose = prose
+        self.flags = flags
 
     @property
     def data(self) -> dict[str, Any]:
@@ -333,16 +345,8 @@ class Reply:
         return out
 
 
-class UsageError(Exception):
-    """Bad input, raised by parameter parsers and commands; the registry turns it into a usage
-    Reply in the caller's language. ``key`` names a string in ``commands/locale`` and
-    ``values`` fill it in."""
+def _english(key: str, values: Mapping[str, object]) -> str:
+    return t("en", key, **values)
 
-    def __init__(self, key: str, /, **values: object) -> None:
-        super().__init__(key)
-        self.key = key
-        self.values = values
 
-    def __str__(self) -> str:
-        """The English message (logs, tests); callers show ``t(lang, key, **values)``."""
-        return t("en", self.key, **self.values)
+UsageError.words = _english

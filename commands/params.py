@@ -24,10 +24,10 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from classify.models import FLAG_KINDS
+from classify.periods import is_period, parse_period, week_of
 from classify.rules import Profile
 from commands.locale import t
 from commands.model import Invocation, UsageError
-from commands.period import is_period, parse_period, week_of
 
 OptionType = Literal["string", "integer", "boolean"]
 Surface = Literal["cli", "slack", "discord"]
@@ -218,18 +218,19 @@ class Parsed:
 
 
 def parse(params: Sequence[Param], inv: Invocation, scope: Scope) -> Parsed:
-    """Parse ``inv.args`` (typed words) and ``inv.options`` (named values, which win) against
-    ``params``."""
+    """Parse ``inv.args`` (a command line's words) or ``inv.text`` (a chat message's text, split
+    here), and ``inv.options`` (named values, which win) against ``params``."""
     known = {p.name for p in params}
     unknown = sorted(set(inv.options) - known)
     if unknown:
         raise UsageError("error.unexpected", word=quoted(unknown[0]))
-    words = assign(params, inv.args)
+    args, typed = split_text(inv.text, params) if inv.text is not None else (inv.args, frozenset())
+    words = assign(params, args)
     for p in params:
         if p.name in inv.options:
             words[p.name] = _option_words(p, inv.options[p.name])
     values: dict[str, Any] = {}
-    flags = set(inv.flags) & {p.name for p in params if p.flag}
+    flags = (set(inv.flags) | typed) & {p.name for p in params if p.flag}
     updates: dict[str, Any] = {}
     for p in params:
         given = words.get(p.name, [])

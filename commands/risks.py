@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from classify.models import FLAG_KINDS
+from classify.models import FLAG_KINDS, ListedPR
+from classify.periods import Period
 from commands import params as P
 from commands.common import pr_ref, pr_tags, profile_note
+from commands.context import Context
 from commands.locale import flag_label, t
 from commands.locale.evidence import evidence_text
+from commands.locale.words import period_text
 from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply
-from commands.period import Period
-from commands.registry import Context, command
-from storage.prs import StoredPR
+from commands.spec import command
 
 MAX_LISTED = 100  # PRs shown for one kind (the JSON data always has every one)
 OVERVIEW_LISTED = 20  # PRs shown per kind by `risks all`, an overview that points to the full lists
 
 
-def _evidence(item: StoredPR, kind: str) -> list[str]:
+def _evidence(item: ListedPR, kind: str) -> list[str]:
     """The stored evidence (JSON: stable, as the classifier wrote it)."""
     if kind == "all":
         return [f"{f.kind}: {'; '.join(f.evidence)}" for f in item.cls.flags]
@@ -24,7 +25,7 @@ def _evidence(item: StoredPR, kind: str) -> list[str]:
     return list(flag.evidence) if flag else []
 
 
-def _shown(item: StoredPR, kind: str, lang: str) -> list[str]:
+def _shown(item: ListedPR, kind: str, lang: str) -> list[str]:
     """The evidence as a reader sees it: translated, nothing that only repeats the title."""
     flag = item.cls.flag(kind)  # type: ignore[arg-type]
     if flag is None:
@@ -55,9 +56,9 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
     blocks: list[Block] = []
     if not items:
         none = "risks.none_all" if kind == "all" else "risks.none"  # not "PRs with all flags at once"
-        blocks.append(Paragraph(text=t(lang, none, kind=kind_text, period=period.shown(lang))))
+        blocks.append(Paragraph(text=t(lang, none, kind=kind_text, period=period_text(period, lang))))
     else:
-        groups: dict[str, list[StoredPR]] = {kind: items} if kind != "all" else {}
+        groups: dict[str, list[ListedPR]] = {kind: items} if kind != "all" else {}
         if kind == "all":
             for s in items:  # one pass; items are already in score order
                 for f in s.cls.flags:
@@ -101,5 +102,5 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
     if note is not None:
         blocks.insert(0, note)
         data["profile_note"] = note.text
-    title = t(lang, "risks.title", kind=kind_text, repo=repo, period=period.shown(lang))
+    title = t(lang, "risks.title", kind=kind_text, repo=repo, period=period_text(period, lang))
     return Reply(command="risks", title=title, blocks=blocks, data=data)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from classify.periods import Period
 from commands import params as P
 from commands.common import pr_ref, pr_tags
+from commands.context import Context
 from commands.locale import t
+from commands.locale.words import period_text
 from commands.model import Block, Invocation, Paragraph, PRItem, Reply, UsageError
-from commands.period import Period
-from commands.registry import Context, command
+from commands.spec import command
 from storage.prs import PRStore
 
 _TOKEN = re.compile(r"[\w]+", re.UNICODE)
@@ -71,7 +73,7 @@ def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | Non
             blocks.append(PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False, label=label), lines=lines))
     title = t(lang, "search.title", query=shown, repo=repo)
     if period:
-        title += f" · {period.shown(lang)}"
+        title += f" · {period_text(period, lang)}"
 
     def data() -> dict[str, Any]:
         """The JSON form, built when first read (the text and chat renderers never read it)."""

@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo
 
 from classify.models import FLAG_KINDS
 from classify.rules import Profile
+from classify.schedule import describe_at, first_anchor, parse_at
 from commands.model import UsageError
-from commands.schedule import describe_at, first_anchor, parse_at
 from storage.subscriptions import (
     LANGS,
     LAYOUTS,

@@ -14,9 +14,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from commands import params as P
+from commands.context import Context
+from commands.invocations import subscription_digest
 from commands.locale import t
 from commands.model import Block, Bullet, BulletList, Invocation, Paragraph, Reply, UsageError
-from commands.registry import Context, command, dispatch
+from commands.spec import REGISTRY, answer, command
 from storage.prs import iso
 
 if TYPE_CHECKING:
@@ -108,7 +110,7 @@ def _status(ledger: DeliveryStore, sub: Subscription, lang: str) -> str:
     cli=False,
 )
 def subscribe(inv: Invocation, ctx: Context, **values: str | None) -> Reply:
-    from commands.schedule import next_due
+    from classify.schedule import next_due
     from commands.subscription_spec import build, describe
     from storage.subscriptions import SubscriptionStore
 
@@ -167,7 +169,7 @@ def unsubscribe(inv: Invocation, ctx: Context, *, id: int) -> Reply:
     cli=False,
 )
 def subscriptions(inv: Invocation, ctx: Context) -> Reply:
-    from commands.schedule import next_due
+    from classify.schedule import next_due
     from commands.subscription_spec import describe
     from storage.deliveries import DeliveryStore
     from storage.subscriptions import SubscriptionStore
@@ -217,21 +219,12 @@ def preview(inv: Invocation, ctx: Context, *, id: int | None) -> Reply:
         if not here:
             raise UsageError("error.sub_none_here")
         sub = here[0]
-    words = ["this-week", *sub.modules, *sub.flags]
-    if sub.modules and sub.match != "any":
-        words.append(sub.match)
-    digest = Invocation(
-        command="digest",
-        args=tuple(words),
-        repo=sub.repo,
-        lang=sub.lang,  # type: ignore[arg-type]
-        timezone=sub.timezone,
-        now=inv.now,
-        platform=inv.platform,
-        user=inv.user,
-        channel=inv.channel,
+    digest = subscription_digest(
+        sub, "this-week", platform=inv.platform, now=inv.now, user=inv.user, channel=inv.channel
     )
-    reply = dispatch(digest, ctx)
+    from commands import digest as _digest  # noqa: F401  (registers the digest command)
+
+    reply = answer(REGISTRY["digest"], digest, ctx)
     reply.title = t(sub.lang, "sub.preview", id=sub.id) + " · " + reply.title
     reply.command = "preview"
     return reply

@@ -29,10 +29,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
+from storage.write_now import connection
+
 if TYPE_CHECKING:  # imported by storage.prs, which `prdigest --help` loads: no SQLite at import
     import sqlite3
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 BUCKET_MINUTES = 15
 # the quarter-hour a stored merge time (``YYYY-MM-DDTHH:MM:SSZ``) falls in, as ``YYYY-MM-DDTHH:MM``
@@ -49,11 +51,6 @@ class TitleKeyer(Protocol):
     def stamp(self) -> str: ...
 
     def __call__(self, title: str) -> Iterable[str]: ...
-
-
-def _conn(db: sqlite_utils.Database | sqlite3.Connection) -> sqlite3.Connection:
-    conn: sqlite3.Connection | None = getattr(db, "conn", None)  # a sqlite-utils Database
-    return conn if conn is not None else db  # type: ignore[return-value]
 
 
 def bucket_of(merged_at: str) -> str:
@@ -109,7 +106,7 @@ def _bucket_table(conn: sqlite3.Connection, buckets: Iterable[str]) -> None:
 
 
 def refresh_aggregates(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     repo: str,
     buckets: Iterable[str] | None = None,
     *,
@@ -128,32 +125,9 @@ def refresh_aggregates(
     whole repository are recounted with it, or (no keyer) marked unusable until a writer with one
     comes (``prdigest reclassify`` recounts them).
     """
-    conn = _conn(db)
+    conn = connection(db)
     everything = buckets is None
-    if everything:
-        conn.execute("DELETE FROM pr_aggregates WHERE repo = ?", (repo,))
-        source = "prs p WHERE p.repo = :repo"
-        tags = "pr_tags t WHERE t.repo = :repo"
-    else:
-        assert buckets is not None
-        _bucket_table(conn, buckets)
-        # every key of those buckets (but their title topics when they stay), found through
-        # idx_pr_aggregates_bucket
-        keep = "" if titles else " AND (key < 'title:' OR key >= 'title;')"
-        conn.execute(
-            "DELETE FROM pr_aggregates WHERE repo = :repo AND bucket IN (SELECT bucket FROM _agg_buckets)"
-            + keep,
-            {"repo": repo},
-        )
-        # CROSS JOIN: SQLite keeps this order (the few touched buckets first, then their rows)
-        source = (
-            "_agg_buckets b CROSS JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi"
-        )
-        # pr_tags has no (repo, merged_at) index: reach a bucket's tags through its PRs
-        tags = (
-            "_agg_buckets b CROSS JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi "
-            "CROSS JOIN pr_tags t ON t.repo = p.repo AND t.number = p.number"
-        )
+    source, tags = _sources(conn, repo, buckets, titles)
     p_bucket = BUCKET_SQL.format(col="p.merged_at")
     t_bucket = BUCKET_SQL.format(col="t.merged_at")
     conn.execute(
@@ -181,11 +155,45 @@ def refresh_aggregates(
             _set_stamp(conn, repo, "")
         return
     if not everything and stamp != title_keys.stamp:
-        everything = True  # counted by another profile (or never): recount the whole repository
+        # counted by another profile (or never): recount the whole repository
         conn.execute(
             "DELETE FROM pr_aggregates WHERE repo = ? AND key >= 'title:' AND key < 'title;'", (repo,)
         )
         source = "prs p WHERE p.repo = :repo"
+    _count_titles(conn, repo, source, title_keys)
+
+
+def _sources(
+    conn: sqlite3.Connection, repo: str, buckets: Iterable[str] | None, titles: bool
+) -> tuple[str, str]:
+    """Delete the counts about to be redone and say where their rows come from: (the PRs, their
+    tags) as SQL ``FROM`` clauses — the whole repository, or the buckets a write touched."""
+    if buckets is None:
+        conn.execute("DELETE FROM pr_aggregates WHERE repo = ?", (repo,))
+        return "prs p WHERE p.repo = :repo", "pr_tags t WHERE t.repo = :repo"
+    _bucket_table(conn, buckets)
+    # every key of those buckets (but their title topics when they stay), found through
+    # idx_pr_aggregates_bucket
+    keep = "" if titles else " AND (key < 'title:' OR key >= 'title;')"
+    conn.execute(
+        "DELETE FROM pr_aggregates WHERE repo = :repo AND bucket IN (SELECT bucket FROM _agg_buckets)" + keep,
+        {"repo": repo},
+    )
+    # CROSS JOIN: SQLite keeps this order (the few touched buckets first, then their rows)
+    source = (
+        "_agg_buckets b CROSS JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi"
+    )
+    # pr_tags has no (repo, merged_at) index: reach a bucket's tags through its PRs
+    tags = (
+        "_agg_buckets b CROSS JOIN prs p ON p.repo = :repo AND p.merged_at >= b.lo AND p.merged_at < b.hi "
+        "CROSS JOIN pr_tags t ON t.repo = p.repo AND t.number = p.number"
+    )
+    return source, tags
+
+
+def _count_titles(conn: sqlite3.Connection, repo: str, source: str, title_keys: TitleKeyer) -> None:
+    """Count the title topics of the PRs ``source`` selects, and stamp them with the keyer's profile."""
+    p_bucket = BUCKET_SQL.format(col="p.merged_at")
     rows = conn.execute(f"SELECT {p_bucket}, p.title FROM {source}", {"repo": repo})
     counts: Counter[tuple[str, str]] = Counter()
     for bucket, title in rows:
@@ -198,9 +206,9 @@ def refresh_aggregates(
     _set_stamp(conn, repo, title_keys.stamp)
 
 
-def terms_stamp(db: sqlite_utils.Database | sqlite3.Connection, repo: str) -> str:
+def terms_stamp(db: Cache | sqlite3.Connection, repo: str) -> str:
     """The profile content hash the repository's title topics were counted with ("" if none)."""
-    row = _conn(db).execute("SELECT terms_stamp FROM aggregate_state WHERE repo = ?", (repo,)).fetchone()
+    row = connection(db).execute("SELECT terms_stamp FROM aggregate_state WHERE repo = ?", (repo,)).fetchone()
     return str(row[0]) if row else ""
 
 
@@ -212,9 +220,9 @@ def _set_stamp(conn: sqlite3.Connection, repo: str, stamp: str) -> None:
     )
 
 
-def refresh_all(db: sqlite_utils.Database | sqlite3.Connection, title_keys: TitleKeyer | None = None) -> None:
+def refresh_all(db: Cache | sqlite3.Connection, title_keys: TitleKeyer | None = None) -> None:
     """Recount every repository (migration, a repair)."""
-    conn = _conn(db)
+    conn = connection(db)
     for (repo,) in conn.execute("SELECT DISTINCT repo FROM prs").fetchall():
         refresh_aggregates(conn, repo, None, title_keys=title_keys)
 
@@ -223,7 +231,7 @@ def refresh_all(db: sqlite_utils.Database | sqlite3.Connection, title_keys: Titl
 
 
 def window_counts(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     repo: str,
     windows: Sequence[tuple[datetime, datetime]],
     prefix: str,
@@ -232,7 +240,7 @@ def window_counts(
     prefix is cut off) or of ``merged`` (prefix ``merged``): whole buckets from the aggregates,
     partial quarter-hours at a window's ends from the rows."""
     splits = [split(s, e) for s, e in windows]
-    conn = _conn(db)
+    conn = connection(db)
     out: list[dict[str, int]] = [{} for _ in splits]
     for i, part in enumerate(splits):
         for lo, hi in part.edges:
@@ -362,7 +370,7 @@ class TitleCounts:
 
 
 def title_counts(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     repo: str,
     windows: Sequence[tuple[datetime, datetime]],
     stamp: str,
@@ -372,7 +380,7 @@ def title_counts(
     (count from the titles). The titles of partial quarter-hours come along as ``edge_titles``."""
     if not stamp or terms_stamp(db, repo) != stamp:
         return None
-    conn = _conn(db)
+    conn = connection(db)
     splits = [split(s, e) for s, e in windows]
     edges = [
         str(title)

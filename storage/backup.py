@@ -18,8 +18,7 @@ from contextlib import closing, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-import sqlite_utils
-
+from storage.connection import Cache
 from storage.faults import StoreError, empty_sibling, explain
 
 
@@ -30,7 +29,7 @@ class BackupResult:
     size: int  # bytes
 
 
-def backup(db: sqlite_utils.Database, target: str | Path) -> BackupResult:
+def backup(db: Cache, target: str | Path) -> BackupResult:
     """Write a consistent, checked copy of ``db`` to ``target`` (which must not exist)."""
     target = Path(target)
     if target.exists() or target.is_symlink():

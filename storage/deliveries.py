@@ -33,16 +33,16 @@ from storage.prs import iso, parse_iso
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 
-def transaction(db: sqlite_utils.Database) -> AbstractContextManager[sqlite_utils.Database]:
-    """The one write transaction (``storage.sync_state.transaction``), imported when first
+def transaction(db: Cache) -> AbstractContextManager[Cache]:
+    """The one write transaction (``storage.transaction.write_transaction``), imported when first
     needed: the CLI registers the subscription commands at every start, and ``prdigest --help``
     must not load SQLite for them."""
-    from storage.sync_state import transaction as write
+    from storage.transaction import write_transaction
 
-    return write(db)
+    return write_transaction(db)
 
 
 State = Literal["claimed", "posted", "partial", "failed", "unknown", "skipped"]
@@ -132,7 +132,7 @@ def _row(row: tuple[Any, ...]) -> Delivery:
 class DeliveryStore:
     """The ``deliveries`` table."""
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, db: Cache) -> None:
         self.db = db
 
     def get(self, delivery_id: int) -> Delivery | None:

@@ -29,7 +29,7 @@ from storage.deliveries import Claim, transaction
 from storage.prs import iso, parse_iso
 
 if TYPE_CHECKING:
-    import sqlite_utils
+    from storage.connection import Cache
 
 StepState = Literal["pending", "sending", "posted", "dropped"]
 
@@ -80,7 +80,7 @@ def _row(row: tuple[Any, ...]) -> StoredStep:
 class StepStore:
     """The ``delivery_steps`` table."""
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, db: Cache) -> None:
         self.db = db
 
     def for_delivery(self, delivery_id: int) -> list[StoredStep]:

@@ -18,8 +18,6 @@ Two kinds, because they call for different exit codes:
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -75,6 +73,8 @@ class StoreLocked(StoreUnavailable):
 def empty_sibling(target: Path, doing: str) -> Path:
     """A new empty file beside ``target`` under a temporary name, created as SQLite creates files
     (mode 0666 less the umask); ``doing`` ("create database X") starts the message if it fails."""
+    import secrets  # only when a cache is created: random and base64 cost every start ~3 ms
+
     folder = target.parent
     tmp = folder / f".{target.name}.{secrets.token_hex(6)}.new"
     try:
@@ -109,6 +109,8 @@ def _file_size_limit() -> int | None:
 
 
 def _free_space(folder: Path) -> int | None:
+    import shutil  # only to explain a failed write: its bz2 and lzma cost every start ~3 ms
+
     try:
         return shutil.disk_usage(folder).free
     except OSError:

@@ -35,10 +35,10 @@ import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import sqlite_utils
+from storage.connection import Cache
+from storage.faults import StoreError
+from storage.transaction import write_transaction
 
 REBUILD = "INSERT INTO prs_fts (prs_fts) VALUES ('rebuild')"
 # Merging every segment into one rewrites the whole index (0.4-0.9 s for 200,000 PRs), while a
@@ -75,14 +75,12 @@ def _owner_alive(pid: int, host: str) -> bool:
     return True
 
 
-def begin(db: sqlite_utils.Database) -> bool:
+def begin(db: Cache) -> bool:
     """Defer the index if the cache holds no PR yet (a first import); returns whether it did.
 
     Call inside no transaction: it takes the write lock itself, so two importers starting on one
     empty cache cannot both see it empty.
     """
-    from storage.db import write_transaction
-
     with write_transaction(db):
         if db.execute("SELECT 1 FROM prs LIMIT 1").fetchone() is not None:
             return False
@@ -94,11 +92,9 @@ def begin(db: sqlite_utils.Database) -> bool:
     return True
 
 
-def finish(db: sqlite_utils.Database) -> None:
+def finish(db: Cache) -> None:
     """Build the index from every row and let the triggers keep it again (one transaction). Should
     that fail, the row stays and is no longer this process's: the next ``repair`` builds it."""
-    from storage.db import write_transaction
-
     global _OPEN
     try:
         with write_transaction(db):
@@ -108,18 +104,16 @@ def finish(db: sqlite_utils.Database) -> None:
         _OPEN = max(0, _OPEN - 1)
 
 
-def deferred(db: sqlite_utils.Database) -> bool:
+def deferred(db: Cache) -> bool:
     return db.execute("SELECT 1 FROM fts_deferred LIMIT 1").fetchone() is not None
 
 
-def repair(db: sqlite_utils.Database) -> bool:
+def repair(db: Cache) -> bool:
     """Rebuild the index left behind by an importer that died while it was deferred; returns
     whether it did (a live importer's deferral is left alone)."""
     rows = db.execute("SELECT pid, host FROM fts_deferred").fetchall()
     if not rows or any(_owner_alive(pid, host) for pid, host in rows):
         return False
-    from storage.db import write_transaction
-
     with write_transaction(db):
         rows_now = db.execute("SELECT pid, host FROM fts_deferred").fetchall()
         if not rows_now or any(_owner_alive(pid, host) for pid, host in rows_now):
@@ -130,7 +124,7 @@ def repair(db: sqlite_utils.Database) -> bool:
 
 
 @contextmanager
-def built_after_a_first_import(db: sqlite_utils.Database) -> Iterator[bool]:
+def built_after_a_first_import(db: Cache) -> Iterator[bool]:
     """Around an import: defer the index if the cache is empty (yields whether it did), and build
     it at the end — also when the import fails or is interrupted (Ctrl-C), for the batches it
     stored. Should that closing build fail too, the row stays and the next ``connect`` repairs.
@@ -150,13 +144,13 @@ def built_after_a_first_import(db: sqlite_utils.Database) -> Iterator[bool]:
     keep_merged(db)
 
 
-def segments(db: sqlite_utils.Database) -> int:
+def segments(db: Cache) -> int:
     """How many segments the full-text index has: one ``prs_fts_idx`` row or more each (the
     b-tree over its leaf pages), a few thousand rows for 200,000 PRs (~10 µs to count)."""
     return int(db.execute("SELECT count(DISTINCT segid) FROM prs_fts_idx").fetchone()[0])
 
 
-def keep_merged(db: sqlite_utils.Database, *, max_segments: int | None = None) -> int:
+def keep_merged(db: Cache, *, max_segments: int | None = None) -> int:
     """Merge the full-text index into one segment when it has more than ``max_segments`` (default
     ``MAX_SEGMENTS``); returns the merge transactions run (0: nothing to do).
 
@@ -168,8 +162,6 @@ def keep_merged(db: sqlite_utils.Database, *, max_segments: int | None = None) -
     limit = MAX_SEGMENTS if max_segments is None else max_segments
     if db.conn.in_transaction or segments(db) <= limit or deferred(db):
         return 0
-    from storage.db import write_transaction
-    from storage.faults import StoreError
 
     steps = 0
     while steps < _MAX_MERGE_STEPS:

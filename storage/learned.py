@@ -15,11 +15,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from storage.storylines import ALL_DAYS, bump_days
+from storage.write_now import connection
 
 if TYPE_CHECKING:
     import sqlite3
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 
 @dataclass(frozen=True)
@@ -30,18 +31,13 @@ class LearnedRow:
     learned_at: datetime
 
 
-def _conn(db: sqlite_utils.Database | sqlite3.Connection) -> sqlite3.Connection:
-    conn: sqlite3.Connection | None = getattr(db, "conn", None)
-    return conn if conn is not None else db  # type: ignore[return-value]
-
-
-def read_learned(db: sqlite_utils.Database | sqlite3.Connection, repo: str) -> LearnedRow | None:
+def read_learned(db: Cache | sqlite3.Connection, repo: str) -> LearnedRow | None:
     """The profile learned for ``repo``, or None (none yet, or a cache from before migration 0015)."""
     import sqlite3
 
     try:
         row = (
-            _conn(db)
+            connection(db)
             .execute("SELECT repo, toml, prs, learned_at FROM learned_profiles WHERE repo = ?", (repo,))
             .fetchone()
         )
@@ -52,10 +48,10 @@ def read_learned(db: sqlite_utils.Database | sqlite3.Connection, repo: str) -> L
     return LearnedRow(row[0], row[1], int(row[2]), datetime.fromisoformat(row[3]))
 
 
-def write_learned(db: sqlite_utils.Database, repo: str, toml: str, prs: int, at: datetime) -> None:
+def write_learned(db: Cache, repo: str, toml: str, prs: int, at: datetime) -> None:
     """Keep ``toml`` as ``repo``'s learned profile (replacing the one before) and mark everything
     derived from the repository's classifications out of date; call inside a write transaction."""
-    _conn(db).execute(
+    connection(db).execute(
         "INSERT INTO learned_profiles (repo, toml, prs, learned_at) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (repo) DO UPDATE SET toml = excluded.toml, prs = excluded.prs, learned_at = excluded.learned_at",
         (repo, toml, prs, at.astimezone(UTC).isoformat()),

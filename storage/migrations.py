@@ -1,14 +1,85 @@
-"""Schema history. The schema changes only here, one named migration at a time."""
+"""Schema history. The schema changes only here, one named migration at a time.
+
+The migrations run through sqlite-utils' ``Migrations`` (each in a transaction with the record of
+it in ``_sqlite_migrations``), which is imported only when one has to run: a new cache, an older
+one to upgrade, the scratch database the expected schema is built in (``storage.schema``). Which
+migrations exist and which a cache has applied are read without it (``NAMES``, ``applied``).
+"""
 
 from __future__ import annotations
 
-import sqlite_utils
-from sqlite_utils.migrations import Migrations
+import functools
+import sqlite3
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
-MIGRATIONS = Migrations("prdigest")
+if TYPE_CHECKING:
+    import sqlite_utils
+    from sqlite_utils.migrations import Migrations
+
+MIGRATION_SET = "prdigest"
+Step = Callable[["sqlite_utils.Database"], None]
+_STEPS: list[tuple[str, Step]] = []
 
 
-@MIGRATIONS(name="0001_prs")
+def _migration(name: str) -> Callable[[Step], Step]:
+    """Add a step to the schema's history, in the order the steps are written here."""
+
+    def add(fn: Step) -> Step:
+        _STEPS.append((name, fn))
+        return fn
+
+    return add
+
+
+@functools.cache
+def _migrations() -> Migrations:
+    from sqlite_utils.migrations import Migrations
+
+    migrations = Migrations(MIGRATION_SET)
+    for name, fn in _STEPS:
+        migrations(name=name)(fn)
+    return migrations
+
+
+def _connection(db: Any) -> sqlite3.Connection:
+    conn = getattr(db, "conn", db)  # a Cache, a sqlite-utils Database or a bare connection
+    assert isinstance(conn, sqlite3.Connection)
+    return conn
+
+
+def apply(db: Any, *, stop_before: str | Iterable[str] | None = None) -> None:
+    """Apply every migration ``db`` (a ``Cache``, a connection) has not applied yet, in order."""
+    import sqlite_utils
+
+    _migrations().apply(
+        sqlite_utils.Database(_connection(db), execute_plugins=False), stop_before=stop_before
+    )
+
+
+def applied(db: Any) -> list[str]:
+    """The migrations of this set ``db`` has applied, in the order it applied them."""
+    conn = _connection(db)
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = '_sqlite_migrations'").fetchone():
+        return []
+    rows = conn.execute(
+        "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid", (MIGRATION_SET,)
+    )
+    return [str(r[0]) for r in rows]
+
+
+def pending(db: Any) -> list[str]:
+    """The known migrations ``db`` has not applied yet, in order."""
+    done = set(applied(db))
+    return [name for name in names() if name not in done]
+
+
+def names() -> tuple[str, ...]:
+    """Every migration this prdigest knows, in order."""
+    return tuple(name for name, _ in _STEPS)
+
+
+@_migration("0001_prs")
 def _m0001_prs(db: sqlite_utils.Database) -> None:
     db.execute(
         """
@@ -78,7 +149,7 @@ def _m0001_prs(db: sqlite_utils.Database) -> None:
     )
 
 
-@MIGRATIONS(name="0002_cls_hash")
+@_migration("0002_cls_hash")
 def _m0002_cls_hash(db: sqlite_utils.Database) -> None:
     """Hash the PR's data and its classification separately, so reclassify compares only the latter.
 
@@ -88,7 +159,7 @@ def _m0002_cls_hash(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE prs ADD COLUMN cls_hash TEXT NOT NULL DEFAULT ''")
 
 
-@MIGRATIONS(name="0003_fts_update_trigger_on_text_only")
+@_migration("0003_fts_update_trigger_on_text_only")
 def _m0003_fts_update_trigger(db: sqlite_utils.Database) -> None:
     """Re-index a PR's text only when its title or body changes.
 
@@ -115,7 +186,7 @@ END
 """
 
 
-@MIGRATIONS(name="0004_search_cleaned_bodies")
+@_migration("0004_search_cleaned_bodies")
 def _m0004_search_cleaned_bodies(db: sqlite_utils.Database) -> None:
     """Search the description as people wrote it, not the PR template around it.
 
@@ -146,7 +217,7 @@ def _m0004_search_cleaned_bodies(db: sqlite_utils.Database) -> None:
     db.execute(_FTS_UPDATE_TRIGGER)
 
 
-@MIGRATIONS(name="0005_covering_index_for_comparison_windows")
+@_migration("0005_covering_index_for_comparison_windows")
 def _m0005_window_index(db: sqlite_utils.Database) -> None:
     """Let a digest read its four comparison weeks from an index alone.
 
@@ -162,7 +233,7 @@ def _m0005_window_index(db: sqlite_utils.Database) -> None:
     )
 
 
-@MIGRATIONS(name="0006_profile_hash")
+@_migration("0006_profile_hash")
 def _m0006_profile_hash(db: sqlite_utils.Database) -> None:
     """Store which profile content classified each PR, so reclassify re-runs only what is out of date.
 
@@ -176,7 +247,7 @@ def _m0006_profile_hash(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_prs_profile_hash ON prs (repo, profile_hash)")
 
 
-@MIGRATIONS(name="0007_subscriptions_and_deliveries")
+@_migration("0007_subscriptions_and_deliveries")
 def _m0007_subscriptions_and_deliveries(db: sqlite_utils.Database) -> None:
     """Scheduled digests: who gets which digest when, and a ledger of every delivery.
 
@@ -237,7 +308,7 @@ def _m0007_subscriptions_and_deliveries(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_deliveries_state ON deliveries (state, lease_until)")
 
 
-@MIGRATIONS(name="0008_aggregates")
+@_migration("0008_aggregates")
 def _m0008_aggregates(db: sqlite_utils.Database) -> None:
     """Counts per quarter-hour of merge time, kept at write time (see ``storage.aggregates``).
 
@@ -283,7 +354,7 @@ def _m0008_aggregates(db: sqlite_utils.Database) -> None:
         )
         """
     )
-    refresh_all(db)
+    refresh_all(db.conn)
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone():
         db.execute("ANALYZE")
 
@@ -311,7 +382,7 @@ _FTS_TRIGGERS = (
 )
 
 
-@MIGRATIONS(name="0009_fts_built_after_a_first_import")
+@_migration("0009_fts_built_after_a_first_import")
 def _m0009_fts_deferred(db: sqlite_utils.Database) -> None:
     """Let a first import build the full-text index once, at its end (see ``storage.fts``).
 
@@ -326,7 +397,7 @@ def _m0009_fts_deferred(db: sqlite_utils.Database) -> None:
         db.execute(sql)
 
 
-@MIGRATIONS(name="0010_classifier_codes")
+@_migration("0010_classifier_codes")
 def _m0010_classifier_codes(db: sqlite_utils.Database) -> None:
     """Which classifier code made the classifications stored under each profile hash.
 
@@ -339,7 +410,7 @@ def _m0010_classifier_codes(db: sqlite_utils.Database) -> None:
     )
 
 
-@MIGRATIONS(name="0013_stored_storylines")
+@_migration("0013_stored_storylines")
 def _m0013_stored_storylines(db: sqlite_utils.Database) -> None:
     """Closed periods' storylines kept across processes, and the per-day stamps that keep them exact.
 
@@ -373,7 +444,7 @@ def _m0013_stored_storylines(db: sqlite_utils.Database) -> None:
     )
 
 
-@MIGRATIONS(name="0014_delivery_steps")
+@_migration("0014_delivery_steps")
 def _m0014_delivery_steps(db: sqlite_utils.Database) -> None:
     """A delivery's messages, rendered once and stored with its claim, one ledger step each.
 
@@ -436,7 +507,7 @@ def _m0014_delivery_steps(db: sqlite_utils.Database) -> None:
     )
 
 
-@MIGRATIONS(name="0015_learned_profiles")
+@_migration("0015_learned_profiles")
 def _m0015_learned_profiles(db: sqlite_utils.Database) -> None:
     """The rule profile learned for each repository that has none configured (``storage.learned``):
     its TOML as written, how many PRs it was learned from and when, so it is loaded through the
@@ -453,7 +524,7 @@ def _m0015_learned_profiles(db: sqlite_utils.Database) -> None:
     )
 
 
-@MIGRATIONS(name="0016_prose")
+@_migration("0016_prose")
 def _m0016_prose(db: sqlite_utils.Database) -> None:
     """Sentences a language model wrote for a digest, kept by content; a subscription's choice.
 

@@ -1,5 +1,4 @@
-"""How every connection to a cache is set up (writers' ``storage.db`` and one-shot readers'
-``storage.reader`` alike), with the standard library alone."""
+"""How every connection to a cache is set up, with the standard library alone."""
 
 from __future__ import annotations
 
@@ -21,6 +20,8 @@ def configure(conn: sqlite3.Connection, lock_timeout: float) -> None:
     conn.execute("PRAGMA mmap_size = 1073741824")
     # WAL makes NORMAL durable against application crashes; a power cut may lose the last commit only.
     conn.execute("PRAGMA synchronous = NORMAL")
+    # a REPLACE that deletes a row fires its delete trigger (the full-text index stays in step)
+    conn.execute("PRAGMA recursive_triggers = ON")
 
 
 def on_read_only_filesystem(path: Path) -> bool:

@@ -19,12 +19,12 @@ from storage.write_now import connection, write_now
 if TYPE_CHECKING:
     import sqlite3
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 KEEP_DAYS = 90
 
 
-def load(db: sqlite_utils.Database | sqlite3.Connection, keys: Sequence[str]) -> dict[str, str]:
+def load(db: Cache | sqlite3.Connection, keys: Sequence[str]) -> dict[str, str]:
     """The stored answers of ``keys`` (those it has), by key."""
     if not keys:
         return {}
@@ -35,7 +35,7 @@ def load(db: sqlite_utils.Database | sqlite3.Connection, keys: Sequence[str]) ->
 
 
 def save(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     answers: Mapping[str, str],
     model: str,
     now: datetime | None = None,
@@ -58,5 +58,5 @@ def save(
     return write_now(db, store)
 
 
-def count(db: sqlite_utils.Database | sqlite3.Connection) -> int:
+def count(db: Cache | sqlite3.Connection) -> int:
     return int(connection(db).execute("SELECT count(*) FROM prose_sentences").fetchone()[0])

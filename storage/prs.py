@@ -17,7 +17,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from classify.models import Classification, FileChange, Flag, PullRequest, ScorePart, unchecked
+from classify.models import (
+    Classification,
+    FileChange,
+    Flag,
+    ListedPR,
+    PRHead,
+    PullRequest,
+    ScorePart,
+    StoredPR,
+)
 from storage.aggregates import (
     TitleCounts,
     TitleKeyer,
@@ -27,13 +36,13 @@ from storage.aggregates import (
     title_counts,
     window_counts,
 )
-from storage.storylines import bump_days, generation
+from storage.storylines import bump_days, writes
 
 if TYPE_CHECKING:  # the models and queries here are read by every command (and `prdigest --help`,
     # which imports the commands); only writes need storage.db, imported when a write happens
     import sqlite3
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
 SOURCE_RANK = {"git": 0, "import": 1, "api": 2}
@@ -45,11 +54,8 @@ _PR_COLUMNS = (
 _CLS_COLUMNS = (
     "modules, kind, flags, score, breakdown, highlights, gist, profile, profile_version, profile_hash"
 )
-# Lists of PRs (digest, risks, search) skip the body, the file list and the score breakdown.
-_LIGHT_COLUMNS = (
-    "repo, number, title, author, created_at, merged_at, base_branch, labels, additions, deletions, "
-    "changed_files, url, source, modules, kind, flags, score, highlights, gist, profile, profile_version"
-)
+# What lists of PRs (digest, risks, search) read: a ``ListedPR`` (no body, files, labels, breakdown …).
+_LISTED_COLUMNS = "repo, number, title, author, url, merged_at, additions, deletions, modules, kind, flags, score, highlights, gist"
 
 
 def iso(value: datetime) -> str:
@@ -62,14 +68,6 @@ def parse_iso(value: str | None) -> datetime | None:
     if not value:
         return None
     return datetime.fromisoformat(value)
-
-
-# Rows were checked when they were written: read back without re-checking (``unchecked``).
-_new_pr = unchecked(PullRequest)
-_new_cls = unchecked(Classification)
-_new_file = unchecked(FileChange)
-_new_flag = unchecked(Flag)
-_new_part = unchecked(ScorePart)
 
 
 MATCH_MODES = ("any", "all", "only")
@@ -103,18 +101,6 @@ class TagFilter:
             if hit:
                 return True
         return bool(self.flags) and bool(set(flags) & set(self.flags))
-
-
-@dataclass(frozen=True, slots=True)
-class StoredPR:
-    """A PR and its classification as read back from the cache (body may be omitted)."""
-
-    pr: PullRequest
-    cls: Classification
-
-    @property
-    def number(self) -> int:
-        return self.pr.number
 
 
 @dataclass
@@ -276,37 +262,43 @@ def _json(text: str) -> Any:
 
 
 def _file(f: dict[str, Any]) -> FileChange:
-    return _new_file(
-        f["path"],
-        f.get("additions", 0),
-        f.get("deletions", 0),
-        f.get("change_type", "modified"),
-        f.get("previous_path"),
+    return FileChange(
+        path=f["path"],
+        additions=f.get("additions", 0),
+        deletions=f.get("deletions", 0),
+        change_type=f.get("change_type", "modified"),
+        previous_path=f.get("previous_path"),
     )
 
 
 def _flags(text: str) -> list[Flag]:
-    return [_new_flag(f["kind"], f["evidence"]) for f in _list(text)]
+    return [Flag(kind=f["kind"], evidence=f["evidence"]) for f in _list(text)]
 
 
 def _row_to_stored(row: dict[str, Any]) -> StoredPR:
-    # the builders take every field by position, in the models' declaration order
-    pr = _new_pr(
-        row["repo"], row["number"], row["title"], row.get("body", ""), row["author"],
-        parse_iso(row["created_at"]), parse_iso(row["merged_at"]), parse_iso(row.get("updated_at")),
-        row["base_branch"], _json(row["labels"]), row["additions"], row["deletions"],
-        [_file(f) for f in _json(row["files"])] if "files" in row else [],
-        row["changed_files"], row["url"], row["source"],
+    pr = PullRequest(
+        repo=row["repo"], number=row["number"], title=row["title"], body=row["body"], author=row["author"],
+        created_at=parse_iso(row["created_at"]), merged_at=_merged(row["merged_at"]),
+        updated_at=parse_iso(row["updated_at"]), base_branch=row["base_branch"], labels=_json(row["labels"]),
+        additions=row["additions"], deletions=row["deletions"], files=[_file(f) for f in _json(row["files"])],
+        changed_files=row["changed_files"], url=row["url"], source=row["source"],
     )  # fmt: skip
     breakdown = [
-        _new_part(b["reason"], b["points"], b.get("rule", ""), b.get("detail", ""))
-        for b in _json(row.get("breakdown", "[]"))
+        ScorePart(reason=b["reason"], points=b["points"], rule=b.get("rule", ""), detail=b.get("detail", ""))
+        for b in _json(row["breakdown"])
     ]
-    cls = _new_cls(
-        _json(row["modules"]), row["kind"], _flags(row["flags"]), row["score"], breakdown,
-        _json(row["highlights"]), row["gist"], row["profile"], row["profile_version"], row.get("profile_hash", ""),
+    cls = Classification(
+        modules=_json(row["modules"]), kind=row["kind"], flags=_flags(row["flags"]), score=row["score"],
+        breakdown=breakdown, highlights=_json(row["highlights"]), gist=row["gist"], profile=row["profile"],
+        profile_version=row["profile_version"], profile_hash=row["profile_hash"],
     )  # fmt: skip
     return StoredPR(pr=pr, cls=cls)
+
+
+def _merged(value: str) -> datetime:
+    merged = parse_iso(value)
+    assert merged is not None  # NOT NULL in the schema
+    return merged
 
 
 _EMPTY_JSON_LIST = "[]"
@@ -317,21 +309,22 @@ def _list(text: str) -> list[Any]:
     return [] if text == _EMPTY_JSON_LIST else _json(text)
 
 
-def _light_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
-    """``_row_to_stored`` for a row of ``_LIGHT_COLUMNS`` (lists of PRs: digest, search), read by
-    position. No body, files, score breakdown or profile hash: they keep their empty defaults."""
+def _listed(row: tuple[Any, ...]) -> ListedPR:
+    """A row of ``_LISTED_COLUMNS`` as a ``ListedPR``."""
     (
-        repo, number, title, author, created_at, merged_at, base_branch, labels, additions, deletions,
-        changed_files, url, source, modules, kind, flags, score, highlights, gist, profile, version,
+        repo, number, title, author, url, merged_at, additions, deletions,
+        modules, kind, flags, score, highlights, gist,
     ) = row  # fmt: skip
-    pr = _new_pr(
-        repo, number, title, "", author, parse_iso(created_at), parse_iso(merged_at), None, base_branch,
-        _list(labels), additions, deletions, [], changed_files, url, source,
-    )  # fmt: skip
-    cls = _new_cls(
-        _list(modules), kind, _flags(flags), score, [], _list(highlights), gist, profile, version, ""
+    pr = PRHead(repo, number, title, author, url, _merged(merged_at), additions, deletions)
+    cls = Classification(
+        modules=_list(modules),
+        kind=kind,
+        flags=_flags(flags),
+        score=score,
+        highlights=_list(highlights),
+        gist=gist,
     )
-    return StoredPR(pr=pr, cls=cls)
+    return ListedPR(pr=pr, cls=cls)
 
 
 class ClassifiedRow(NamedTuple):
@@ -374,10 +367,11 @@ def _pr_from_values(values: Sequence[Any]) -> PullRequest:
         repo, number, title, body, author, created_at, merged_at, updated_at, base_branch, labels,
         additions, deletions, changed_files, files, url, source,
     ) = values  # fmt: skip
-    return _new_pr(
-        repo, number, title, body, author, parse_iso(created_at), parse_iso(merged_at), parse_iso(updated_at),
-        base_branch, _list(labels), additions, deletions, [_file(f) for f in _list(files)], changed_files,
-        url, source,
+    return PullRequest(
+        repo=repo, number=number, title=title, body=body, author=author, created_at=parse_iso(created_at),
+        merged_at=_merged(merged_at), updated_at=parse_iso(updated_at), base_branch=base_branch,
+        labels=_list(labels), additions=additions, deletions=deletions, files=[_file(f) for f in _list(files)],
+        changed_files=changed_files, url=url, source=source,
     )  # fmt: skip
 
 
@@ -437,24 +431,6 @@ def read_prs(conn: sqlite3.Connection, rowids: Sequence[int]) -> list[PullReques
 _ROWIDS_PER_QUERY = 2000  # under SQLite's default limit of 32,766 parameters, well over its cost
 
 
-_LEAN_COLUMNS = "repo, number, title, author, url, merged_at, additions, deletions, modules, flags, score"
-
-
-def _lean_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
-    """A PR for risk lists: identity, size, modules, flags with evidence and score — nothing else
-    is read or decoded (the other fields keep their empty defaults)."""
-    repo, number, title, author, url, merged_at, additions, deletions, modules, flags, score = row
-    pr = _new_pr(
-        repo, number, title, "", author, None, parse_iso(merged_at), None, "", [], additions, deletions, [], 0,
-        url, "import",
-    )  # fmt: skip
-    cls = _new_cls(_list(modules), "", _flags(flags), score, [], [], "", "", "", "")
-    return StoredPR(pr=pr, cls=cls)
-
-
-_SEARCH_COLUMNS = "repo, number, title, author, url, merged_at, modules, flags, gist"
-
-
 # ``search`` in a cache of one repository: the newest ``?`` matches ranked (``hits``), the best
 # ``?`` of them (``page``), and each page row with the size of the pool in front. ``hits`` is read
 # twice, so SQLite ≥ 3.35 computes it once (no ``MATERIALIZED`` keyword: older versions reject it;
@@ -464,51 +440,9 @@ _SEARCH_ONE_REPO = (
     "WHERE prs_fts MATCH ? ORDER BY rowid DESC LIMIT ?), "
     "page AS (SELECT rank, id FROM hits ORDER BY rank, id DESC LIMIT ?) "
     "SELECT (SELECT count(*) FROM hits), "
-    + ", ".join("p." + c.strip() for c in _SEARCH_COLUMNS.split(","))
+    + ", ".join("p." + c.strip() for c in _LISTED_COLUMNS.split(","))
     + " FROM page JOIN prs p ON p.rowid = page.id ORDER BY page.rank, page.id DESC"
 )
-
-
-def _search_row_to_stored(row: tuple[Any, ...]) -> StoredPR:
-    """A PR as a search page shows it: identity, merge time, modules, flags and gist — nothing
-    else is read or decoded (the other fields keep their empty defaults)."""
-    repo, number, title, author, url, merged_at, modules, flags, gist = row
-    pr = _new_pr(
-        repo, number, title, "", author, None, parse_iso(merged_at), None, "", [], 0, 0, [], 0, url, "import",
-    )  # fmt: skip
-    cls = _new_cls(_list(modules), "", _flags(flags), 0.0, [], [], gist, "", "", "")
-    return StoredPR(pr=pr, cls=cls)
-
-
-_DIGEST_COLUMNS = "number, title, author, url, merged_at, additions, deletions, modules, kind, flags, score, highlights, gist"
-
-
-def _digest_row_to_stored(repo: str, row: tuple[Any, ...]) -> StoredPR:
-    """A PR as a digest reads it: identity, size, and the classification a digest shows (modules,
-    kind, flags with evidence, score, highlights, gist). Labels, creation time, base branch, file
-    count, source and profile are neither read nor decoded (they keep empty defaults): a digest
-    shows none of them, and decoding them was a third of reading a week's ~550 rows."""
-    (
-        number,
-        title,
-        author,
-        url,
-        merged_at,
-        additions,
-        deletions,
-        modules,
-        kind,
-        flags,
-        score,
-        highlights,
-        gist,
-    ) = row
-    pr = _new_pr(
-        repo, number, title, "", author, None, parse_iso(merged_at), None, "", [], additions, deletions, [], 0,
-        url, "import",
-    )  # fmt: skip
-    cls = _new_cls(_list(modules), kind, _flags(flags), score, [], _list(highlights), gist, "", "", "")
-    return StoredPR(pr=pr, cls=cls)
 
 
 def _search_text(body: str) -> str:
@@ -534,7 +468,7 @@ def _stored_row(pr: PullRequest, cls: Classification) -> dict[str, Any]:
 class PRStore:
     """The queries commands need, each served by an index (see migrations)."""
 
-    def __init__(self, db: sqlite_utils.Database, *, title_keys: TitleKeyer | None = None) -> None:
+    def __init__(self, db: Cache, *, title_keys: TitleKeyer | None = None) -> None:
         self.db = db
         # the writer's profile's title topics, counted into ``pr_aggregates`` at every write
         self.title_keys = title_keys
@@ -574,7 +508,7 @@ class PRStore:
         """One transaction: the rows are built first, the stored hashes of the whole chunk are read
         with one query, and each statement runs once over the chunk (``executemany``): a first
         import is then a bulk insert, ~1.5× faster than three statements per PR."""
-        from storage.db import write_transaction
+        from storage.transaction import write_transaction
 
         counts = UpsertCounts()
         rows = [_stored_row(pr, cls) for pr, cls in chunk]
@@ -676,7 +610,7 @@ class PRStore:
         read of the batch's current hashes, then one ``executemany`` per statement (rows, their
         tags, the hashes of unchanged rows) instead of three statements per PR.
         """
-        from storage.db import write_transaction
+        from storage.transaction import write_transaction
 
         batch = list(items)
         conn = self.db.conn
@@ -731,27 +665,17 @@ class PRStore:
         """(cls_hash, modules, flags, merged_at) as stored for each PR of ``batch`` still cached (primary-key reads)."""
         return self._columns(((it.repo, it.number) for it in batch), "cls_hash, modules, flags, merged_at")
 
-    def change_token(self) -> tuple[int, int]:
-        """Changes whenever a PR row may have changed, by any connection in any process: the
-        write generation every write of ``prs`` bumps in its transaction (``storage.storylines``).
-        Stored storylines and other derived data do not move it, so storing them drops no cached
-        digest. A cache without the generation (opened read-only before its migration) falls back
-        to ``PRAGMA data_version`` (other connections' commits) and this connection's own
-        ``total_changes``."""
-        import sqlite3
-
-        conn = self.db.conn
-        try:
-            return generation(conn), -1
-        except sqlite3.OperationalError:
-            return int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes
+    def writes(self) -> int:
+        """Grows with every write of PR rows, by any connection in any process (the per-day write
+        stamps, ``storage.storylines.writes``); stored storylines do not move it."""
+        return writes(self.db)
 
     def count_title_topics(self, repo: str | None = None) -> None:
         """Count the title topics of ``repo`` (or every repository) with this store's profile
         where they were counted with another one, or never (a cache from before the aggregates)."""
         if self.title_keys is None:
             return
-        from storage.db import write_transaction
+        from storage.transaction import write_transaction
 
         stamp = self.title_keys.stamp
         stale = [r for r in ([repo] if repo else self.repos()) if terms_stamp(self.db, r) != stamp]
@@ -803,15 +727,14 @@ class PRStore:
         names = [d[0] for d in cur.description]
         return [_row_to_stored(dict(zip(names, row, strict=True))) for row in cur.fetchall()]
 
-    def merged_between(self, repo: str, start: datetime, end: datetime) -> list[StoredPR]:
-        """PRs merged in [start, end), oldest first, decoded as far as a digest reads them (see
-        ``_digest_row_to_stored``: no body, files, score breakdown, labels or profile)."""
+    def merged_between(self, repo: str, start: datetime, end: datetime) -> list[ListedPR]:
+        """PRs merged in [start, end), oldest first, as lists read them (``ListedPR``)."""
         cur = self.db.execute(
-            f"SELECT {_DIGEST_COLUMNS} FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
+            f"SELECT {_LISTED_COLUMNS} FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
             "ORDER BY merged_at, number",
             (repo, iso(start), iso(end)),
         )
-        return [_digest_row_to_stored(repo, row) for row in cur.fetchall()]
+        return [_listed(row) for row in cur.fetchall()]
 
     def scores_between(
         self, repo: str, start: datetime, end: datetime, modules: Sequence[str] | TagFilter = ()
@@ -981,31 +904,31 @@ class PRStore:
 
     def flagged_between(
         self, repo: str, start: datetime, end: datetime, kind: str | None = None
-    ) -> list[StoredPR]:
-        """PRs merged in [start, end) with a flag (``kind``, or any), decoded only as far as risk
-        lists need (see ``_lean_row_to_stored``), highest score first."""
+    ) -> list[ListedPR]:
+        """PRs merged in [start, end) with a flag (``kind``, or any), as lists read them
+        (``ListedPR``), highest score first."""
         if kind is None:
             sql = (
-                f"SELECT {_LEAN_COLUMNS} FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
+                f"SELECT {_LISTED_COLUMNS} FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
                 "AND flags != '[]' ORDER BY score DESC, number DESC"
             )
             params: tuple[Any, ...] = (repo, iso(start), iso(end))
         else:
-            cols = ", ".join("p." + c.strip() for c in _LEAN_COLUMNS.split(","))
+            cols = ", ".join("p." + c.strip() for c in _LISTED_COLUMNS.split(","))
             sql = (
                 f"SELECT {cols} FROM pr_tags t JOIN prs p ON p.repo = t.repo AND p.number = t.number "
                 "WHERE t.repo = ? AND t.tag_type = 'flag' AND t.tag = ? AND t.merged_at >= ? AND t.merged_at < ? "
                 "ORDER BY p.score DESC, p.number DESC"
             )
             params = (repo, kind, iso(start), iso(end))
-        return [_lean_row_to_stored(row) for row in self.db.execute(sql, params).fetchall()]
+        return [_listed(row) for row in self.db.execute(sql, params).fetchall()]
 
     SEARCH_POOL = 1000
     COUNT_CAP = 1_000
 
     def search(
         self, repo: str, match: str, start: datetime | None, end: datetime | None, *, limit: int = 20
-    ) -> tuple[list[StoredPR], int]:
+    ) -> tuple[list[ListedPR], int]:
         """Full-text search over titles and bodies (an FTS5 MATCH expression), best first.
 
         Without a period, the best matches among the newest ``SEARCH_POOL`` matching PRs are
@@ -1013,13 +936,13 @@ class PRStore:
         newest thousand ~1.2 ms, and a reader searching a PR cache wants recent PRs. The same pass
         counts the matches, so only a cache shared by several repositories needs a second query.
         With a period, all matches inside it are ranked. Returns the page and the number of
-        matches (counted up to ``COUNT_CAP``). The PRs carry what a search shows (``_SEARCH_COLUMNS``).
+        matches (counted up to ``COUNT_CAP``), the PRs as lists read them (``ListedPR``).
 
         Order: best rank (``bm25``, the title weighing three times the description) first and,
         among equal ranks, the PR stored later (rowid order ≈ merge order) first.
         """
         if start is not None and end is not None:
-            cols = ", ".join("p." + c.strip() for c in _SEARCH_COLUMNS.split(","))
+            cols = ", ".join("p." + c.strip() for c in _LISTED_COLUMNS.split(","))
             cur = self.db.execute(
                 f"SELECT {cols} FROM prs_fts JOIN prs p ON p.rowid = prs_fts.rowid "
                 "WHERE prs_fts MATCH ? AND prs_fts.rowid IN "
@@ -1028,13 +951,13 @@ class PRStore:
                 (match, repo, iso(start), iso(end)),
             )
             rows = cur.fetchall()
-            return [_search_row_to_stored(row) for row in rows[:limit]], len(rows)
+            return [_listed(row) for row in rows[:limit]], len(rows)
         if self.repos() == [repo]:
             # The cache holds only this repository: one statement ranks the newest matches, picks
             # the page, counts the pool and reads the page's rows — SQLite's sorter picks the page
             # where fetching ~1,000 (rank, rowid) rows into Python to pick it cost ~10 % of a search.
             rows = self.db.execute(_SEARCH_ONE_REPO, (match, self.SEARCH_POOL, limit)).fetchall()
-            return [_search_row_to_stored(row[1:]) for row in rows], (rows[0][0] if rows else 0)
+            return [_listed(row[1:]) for row in rows], (rows[0][0] if rows else 0)
         # Several repositories share the cache: the pool is ranked over all of them, then this
         # one's hits are picked. Hits are (rank, -rowid): compared as tuples, in the order above.
         shared = self.db.execute(
@@ -1059,9 +982,9 @@ class PRStore:
         if not top:
             return [], total
         marks = ",".join("?" for _ in top)
-        cur = self.db.execute(f"SELECT rowid, {_SEARCH_COLUMNS} FROM prs WHERE rowid IN ({marks})", top)
+        cur = self.db.execute(f"SELECT rowid, {_LISTED_COLUMNS} FROM prs WHERE rowid IN ({marks})", top)
         by_rowid = {r[0]: r[1:] for r in cur.fetchall()}
-        return [_search_row_to_stored(by_rowid[rowid]) for rowid in top], total
+        return [_listed(by_rowid[rowid]) for rowid in top], total
 
     def _other_profile(self, repo: str | None, profile_hash: str) -> tuple[str, list[Any]]:
         """SQL (and parameters) selecting the rows ``profile_hash`` did not classify; SQLite

@@ -1,6 +1,6 @@
 """Closed periods' storylines kept in the cache, and the per-day stamps that keep them exact.
 
-Finding a period's storylines (``commands.report.themes.find_themes``) is most of a past week's
+Finding a period's storylines (``classify.storylines.find_themes``) is most of a past week's
 digest (~28 of ~40 ms on the 200,000-PR benchmark), and a closed week's storylines cannot change
 unless the rows they were found in do. So a digest of a closed period stores them (as JSON, in
 ``stored_storylines``, one entry per repository and period) and the next digest of that period,
@@ -12,8 +12,9 @@ UTC day, a counter bumped in the same transaction as every write of a PR row mer
 (``PRStore`` does it where it recounts the write-time aggregates: upsert, import, sync,
 reclassify). An entry keeps the counters of every day from its first comparison window's start
 to its period's end (``stamps``) and is used only while they are the same: a write in another
-process is seen at the next read. The profile's content hash and a hash of the storyline code
-are part of the entry; another profile or another prdigest recomputes (and replaces) it.
+process is seen at the next read. The profile's content hash (which covers the domain code that
+finds storylines, ``classify``) is part of the entry; another profile or another prdigest
+recomputes (and replaces) it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from storage.write_now import connection
 if TYPE_CHECKING:  # imported by storage.prs, which `prdigest --help` loads: no SQLite at import
     import sqlite3
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 ALL_DAYS = "*"
 """the day a whole-repository rewrite bumps (read by every entry of the repository)"""
@@ -36,19 +37,17 @@ ALL_DAYS = "*"
 _BUMP = "INSERT INTO storyline_days (repo, day, n) VALUES (?, ?, 1) ON CONFLICT (repo, day) DO UPDATE SET n = n + 1"
 
 
-def bump_days(db: sqlite_utils.Database | sqlite3.Connection, repo: str, days: Iterable[str]) -> None:
-    """Mark ``days`` (``YYYY-MM-DD``, UTC) of ``repo`` as written, and the cache's write generation
-    (``generation``) as moved; call inside the write's transaction."""
-    conn = connection(db)
-    conn.executemany(_BUMP, [(repo, d) for d in sorted(set(days))])
-    conn.execute(_BUMP, ("", ""))
+def bump_days(db: Cache | sqlite3.Connection, repo: str, days: Iterable[str]) -> None:
+    """Mark ``days`` (``YYYY-MM-DD``, UTC) of ``repo`` as written; call inside the write's transaction."""
+    connection(db).executemany(_BUMP, [(repo, d) for d in sorted(set(days))])
 
 
-def generation(db: sqlite_utils.Database | sqlite3.Connection) -> int:
-    """How many writes of PR rows the cache has seen (any repository, any process): what the
-    server's in-memory digest cache checks. Writes of derived data (stored storylines) leave it."""
-    row = connection(db).execute("SELECT n FROM storyline_days WHERE repo = '' AND day = ''").fetchone()
-    return int(row[0]) if row else 0
+def writes(db: Cache | sqlite3.Connection) -> int:
+    """How many day stamps the cache's writes of PR rows have moved (every repository, any
+    process): it grows with every such write and with nothing else, so whoever keeps storylines
+    stored (``serve``'s fill) knows when to look again. Stored storylines do not move it."""
+    row = connection(db).execute("SELECT total(n) FROM storyline_days WHERE repo != ''").fetchone()
+    return int(row[0])
 
 
 def day_span(start: datetime, end: datetime) -> tuple[str, str]:
@@ -58,7 +57,7 @@ def day_span(start: datetime, end: datetime) -> tuple[str, str]:
     return first.strftime("%Y-%m-%d"), max(first, last).strftime("%Y-%m-%d")
 
 
-def stamps(db: sqlite_utils.Database | sqlite3.Connection, repo: str, first: str, last: str) -> str:
+def stamps(db: Cache | sqlite3.Connection, repo: str, first: str, last: str) -> str:
     """The days' write counters as one string (days never written are absent: they count 0)."""
     rows = connection(db).execute(
         "SELECT day, n FROM storyline_days WHERE repo = ? AND (day = ? OR day BETWEEN ? AND ?) ORDER BY day",
@@ -72,7 +71,7 @@ def _instant(moment: datetime) -> str:
 
 
 def load(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     repo: str,
     start: datetime,
     end: datetime,
@@ -94,7 +93,7 @@ def load(
 
 
 def save(
-    db: sqlite_utils.Database | sqlite3.Connection,
+    db: Cache | sqlite3.Connection,
     repo: str,
     start: datetime,
     end: datetime,
@@ -123,14 +122,14 @@ def save(
     return write_now(db, store)
 
 
-def stored_periods(db: sqlite_utils.Database | sqlite3.Connection, repo: str) -> int:
+def stored_periods(db: Cache | sqlite3.Connection, repo: str) -> int:
     """How many periods of ``repo`` have stored storylines (any key, any stamp)."""
     return int(
         connection(db).execute("SELECT count(*) FROM stored_storylines WHERE repo = ?", (repo,)).fetchone()[0]
     )
 
 
-def fold_into_file(db: sqlite_utils.Database | sqlite3.Connection) -> None:
+def fold_into_file(db: Cache | sqlite3.Connection) -> None:
     """After a one-shot command stored storylines: copy the write-ahead log into the ``.db`` file
     (so the ``.db`` alone is complete, as after every command), without waiting for readers (a
     running ``serve`` keeps the log, as it does for every writer, and SQLite folds it in later)."""

@@ -24,21 +24,22 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from classify.schedule import AT
 from storage.prs import iso, parse_iso
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 
-def transaction(db: sqlite_utils.Database) -> AbstractContextManager[sqlite_utils.Database]:
-    """The one write transaction (``storage.sync_state.transaction``), imported when first
+def transaction(db: Cache) -> AbstractContextManager[Cache]:
+    """The one write transaction (``storage.transaction.write_transaction``), imported when first
     needed: the CLI registers the subscription commands at every start, and ``prdigest --help``
     must not load SQLite for them."""
-    from storage.sync_state import transaction as write
+    from storage.transaction import write_transaction
 
-    return write(db)
+    return write_transaction(db)
 
 
 Match = Literal["any", "all", "only"]
@@ -51,7 +52,6 @@ QUIET_MODES: tuple[str, ...] = get_args(Quiet)
 PROSE_MODES: tuple[str, ...] = get_args(Prose)
 LANGS = ("en", "zh")
 MAX_EVERY_WEEKS = 52
-_AT = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _CHANNEL = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
 
@@ -123,7 +123,7 @@ def check_timezone(name: str) -> str:
 
 
 def check_at(text: str) -> str:
-    if not _AT.match(text):
+    if not AT.match(text):
         raise SubscriptionError(f"time {text[:20]!r} is not HH:MM between 00:00 and 23:59")
     return text
 
@@ -229,7 +229,7 @@ EDITABLE = frozenset(
 class SubscriptionStore:
     """The ``subscriptions`` table."""
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, db: Cache) -> None:
         self.db = db
 
     def add(self, sub: Subscription, *, now: datetime | None = None) -> Subscription:

@@ -11,13 +11,10 @@ idle); ``cursor`` — where that run stands (opaque text owned by the sync, e.g.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import sqlite_utils
-
-from storage.db import write_transaction
+from storage.connection import Cache
 from storage.prs import iso, parse_iso
 
 
@@ -36,7 +33,7 @@ class SyncState:
         return self.cursor is not None and self.window_start is not None and self.window_end is not None
 
 
-def get(db: sqlite_utils.Database, repo: str, source: str) -> SyncState | None:
+def get(db: Cache, repo: str, source: str) -> SyncState | None:
     row = db.execute(
         "SELECT watermark, cursor, window_start, window_end, updated_at FROM sync_state "
         "WHERE repo = ? AND source = ?",
@@ -55,7 +52,7 @@ def get(db: sqlite_utils.Database, repo: str, source: str) -> SyncState | None:
     )
 
 
-def save(db: sqlite_utils.Database, state: SyncState, *, now: datetime | None = None) -> None:
+def save(db: Cache, state: SyncState, *, now: datetime | None = None) -> None:
     """Insert or replace the row; call inside ``transaction`` together with the data it describes."""
     stamp = iso(now or datetime.now(UTC))
     db.execute(
@@ -73,10 +70,3 @@ def save(db: sqlite_utils.Database, state: SyncState, *, now: datetime | None = 
             stamp,
         ),
     )
-
-
-def transaction(db: sqlite_utils.Database) -> AbstractContextManager[sqlite_utils.Database]:
-    """One write transaction (``storage.db.write_transaction``: BEGIN IMMEDIATE, waiting for other
-    writers). ``PRStore.upsert`` nests inside it as a savepoint, so PRs and progress commit together
-    or not at all."""
-    return write_transaction(db)

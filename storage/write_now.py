@@ -14,18 +14,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlite3
 
-    import sqlite_utils
+    from storage.connection import Cache
 
 
-def connection(db: sqlite_utils.Database | sqlite3.Connection) -> sqlite3.Connection:
-    """The sqlite3 connection under a sqlite-utils database (or the connection itself)."""
+def connection(db: Cache | sqlite3.Connection) -> sqlite3.Connection:
+    """The sqlite3 connection of a cache (or the connection itself); importing it imports no SQLite."""
     conn: sqlite3.Connection | None = getattr(db, "conn", None)
     return conn if conn is not None else db  # type: ignore[return-value]
 
 
-def write_now(
-    db: sqlite_utils.Database | sqlite3.Connection, work: Callable[[sqlite3.Connection], bool]
-) -> bool:
+def write_now(db: Cache | sqlite3.Connection, work: Callable[[sqlite3.Connection], bool]) -> bool:
     """Run ``work(conn)`` in a write transaction taken without waiting, and commit it when it
     returns True (False: roll back). False when the lock is busy, the cache refuses writes
     (``write_refusal``), a transaction is already open, or SQLite fails."""

@@ -29,7 +29,7 @@ settings.load_profile("prdigest")
 _HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="prdigest-hypothesis-")
 set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 atexit.register(shutil.rmtree, _HYPOTHESIS_HOME, ignore_errors=True)
-# The compiled profile and the remembered schema shape (bot.config.profile_cache, storage.reader) go to
+# The compiled profile and the remembered schema shape (classify.profile_cache, storage.schema) go to
 # a temporary cache directory, inherited by every prdigest a test starts: not the user's ~/.cache.
 _CACHE_HOME = tempfile.mkdtemp(prefix="prdigest-xdg-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE_HOME

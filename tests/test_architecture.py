@@ -9,22 +9,47 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.config.settings import ALIASES, Settings
+import pytest
+
+from bot.config.settings import ALIASES, FIELDS, Settings
 from commands.registry import REGISTRY, load_all
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_layers_hold_and_lower_layers_import_no_platform_sdk() -> None:
-    """import-linter: bot > commands > storage > classify; no SDK/network below bot/."""
+    """import-linter: bot > commands > storage > classify; the rooms of bot/ (cli > host > delivery >
+    chat | ingest > prose > config, and no component importing the host or the CLI) and of
+    commands/ (registry > commands > spec > context); no SDK or network below bot/."""
     lint = Path(sys.executable).with_name("lint-imports")
     result = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 2 kept, 0 broken" in result.stdout
+    assert "Contracts: 5 kept, 0 broken" in result.stdout
 
 
-def test_layer_check_catches_a_violation(tmp_path: Path) -> None:
-    """The contract is not vacuous: a storage module importing commands is reported as broken.
+@pytest.mark.parametrize(
+    ("module", "line"),
+    [
+        ("storage._layer_probe", "import commands.registry  # the domain's layers: storage over commands\n"),
+        (
+            "bot.chat._layer_probe",
+            "import bot.host.serve  # the edge's rooms: a component importing the host\n",
+        ),
+        (
+            "bot.delivery._layer_probe",
+            "from bot.host import runner  # a component reaching for the host instead of what it is handed\n",
+        ),
+        ("bot.ingest._layer_probe", "import bot.chat.post  # ingestion and chat are rooms apart\n"),
+        ("bot.prose._layer_probe", "import bot.chat.slack.app  # prose under the chat that uses it\n"),
+        (
+            "commands.context",
+            "import commands.registry  # the commands' rooms: the context loading commands\n",
+        ),
+    ],
+)
+def test_layer_check_catches_a_violation(tmp_path: Path, module: str, line: str) -> None:
+    """The contracts are not vacuous: a module importing a layer above its own is reported (a new
+    module with the import, or an existing one with it appended).
 
     The probe goes into a copy of the packages under ``tmp_path``; the source tree is never written.
     """
@@ -33,16 +58,15 @@ def test_layer_check_catches_a_violation(tmp_path: Path) -> None:
             ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__", "*.gz")
         )
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    (tmp_path / "storage" / "_layer_probe.py").write_text(
-        "import commands.registry  # deliberate violation\n"
-    )
+    probe = tmp_path / (module.replace(".", "/") + ".py")
+    probe.write_text((probe.read_text() if probe.exists() else "") + line)
     lint = Path(sys.executable).with_name("lint-imports")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     result = subprocess.run(
         [str(lint), "--no-cache"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env
     )
     assert result.returncode != 0
-    assert "storage._layer_probe" in result.stdout
+    assert f"- {module} -> " in result.stdout, result.stdout  # the offending import is named
 
 
 def _env_example_names() -> set[str]:
@@ -51,11 +75,11 @@ def _env_example_names() -> set[str]:
 
 
 def test_env_example_lists_exactly_the_settings() -> None:
-    fields = {name.upper() for name in Settings.model_fields}
+    fields = {name.upper() for name in FIELDS}
     assert _env_example_names() == fields
     text = (ROOT / ".env.example").read_text()
     for alias, field in ALIASES.items():  # an older name is explained, not set
-        assert f"{alias.upper()} " in text and field in Settings.model_fields
+        assert f"{alias.upper()} " in text and field in FIELDS
 
 
 def _user_docs() -> str:
@@ -66,7 +90,7 @@ def _user_docs() -> str:
 
 def test_every_setting_is_documented_in_the_readme() -> None:
     docs = _user_docs()
-    missing = [n.upper() for n in [*Settings.model_fields, *ALIASES] if n.upper() not in docs]
+    missing = [n.upper() for n in [*FIELDS, *ALIASES] if n.upper() not in docs]
     assert not missing, f"neither README nor docs/ mention {missing}"
 
 
@@ -111,20 +135,17 @@ def test_every_declared_parameter_is_in_help_everywhere_and_in_the_readme() -> N
 def test_every_front_end_is_a_component_with_documented_settings() -> None:
     """The host's list of front ends: each module builds a component, and the variables that turn
     it on are real settings, in .env.example and the README."""
-    import importlib
-
     from bot.config.settings import ConfigError
     from bot.host.serve import FRONT_ENDS, components_for
 
     readme = (ROOT / "README.md").read_text()
     env_names = _env_example_names()
     for front in FRONT_ENDS:
-        module = importlib.import_module(front.module)
-        assert callable(module.component), front.module
+        assert callable(front.build), front.name
         names = re.findall(r"\b[A-Z]+_[A-Z0-9_]+\b", front.variables)
         assert names, front
         for name in names:
-            assert name.lower() in Settings.model_fields and name in env_names and name in readme
+            assert name.lower() in FIELDS and name in env_names and name in readme
     nothing = Settings(_env_file=None)  # type: ignore[call-arg]
     try:
         components_for(nothing)
@@ -133,3 +154,22 @@ def test_every_front_end_is_a_component_with_documented_settings() -> None:
         assert all(front.variables in str(exc) for front in FRONT_ENDS)
     else:
         raise AssertionError("serve with nothing configured must refuse")
+
+
+def test_every_invocation_is_made_by_the_one_factory() -> None:
+    """Front ends and subscriptions ask ``commands.invocations`` for their Invocations: no other
+    module of the product constructs one (what a request carries is decided in one place)."""
+    import ast
+
+    makers = []
+    for package in ("bot", "commands", "storage", "classify"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name)
+                    and node.func.id == "Invocation"
+                ):
+                    makers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert len(makers) == 1 and makers[0].startswith("commands/invocations.py:"), makers

@@ -1,17 +1,16 @@
-"""Speed changes no answer (issue 14, point 6).
+"""Speed changes no answer.
 
-The digest, risks and search JSON of every demo week are computed twice: the fast way (the
-write-time aggregates of ``storage.aggregates``, the server's closed-period ``DigestCache`` and
-closed weeks' stored storylines, each digest asked twice so the second answer comes from the
-cache; and each digest twice more through the stored storylines alone) and the plain way
-(aggregates switched off, no cache, no stored storylines: every count read from the rows, every
-title re-read, every storyline found again). Both must be
-identical — after loading the demo, after a sync from the loopback GitHub fake, after an import
-that changes PRs and after a reclassify with another profile.
+The digest, risks and search JSON of every demo week are computed twice: the fast way (the two
+layers under a digest: the write-time aggregates of ``storage.aggregates`` and closed weeks'
+stored storylines, each digest asked twice so the second answer reads what the first stored,
+and twice more through a second connection) and the plain way (aggregates switched off, no
+stored storylines: every count read from the rows, every title re-read, every storyline found
+again). Both must be identical — after loading the demo, after a sync from the loopback GitHub
+fake, after an import that changes PRs and after a reclassify with another profile.
 
-Reads and writes go through three connections to one cache file: the writes reach the readers as
-they would from another process (the cache's ``PRAGMA data_version``), so a stale cached digest or
-a stale aggregate would show up as a difference.
+Reads and writes go through separate connections to one cache file: the writes reach the readers
+as they would from another process, so a stale stored storyline or a stale aggregate would show
+up as a difference.
 """
 
 from __future__ import annotations
@@ -27,13 +26,12 @@ import pytest
 
 from bot.ingest.demo import DEMO_REPO, demo_data_path
 from bot.ingest.load import import_file, reclassify
+from classify.periods import week_of
 from classify.rules import Profile, load_profile
-from commands.digest_cache import DigestCache
+from classify.title_keys import ProfileTitleKeys
 from commands.model import Invocation
-from commands.period import week_of
 from commands.registry import Context, dispatch
 from commands.render import render
-from commands.title_keys import ProfileTitleKeys, title_stamp
 from storage.aggregates import terms_stamp
 from storage.db import connect
 from storage.prs import PRStore
@@ -86,12 +84,12 @@ def _assert_same(fast: Context, plain: Context, *, stored: bool = True) -> int:
 
     ``stored``: the fast way must really read the title topics from the aggregates (they were
     counted with the reader's profile), not fall back to the titles as the plain way does."""
-    assert fast.store.use_aggregates and fast.digests is not None
-    assert (terms_stamp(fast.store.db, DEMO_REPO) == title_stamp(fast.profile)) is stored
+    assert fast.store.use_aggregates
+    assert (terms_stamp(fast.store.db, DEMO_REPO) == fast.profile.content_hash) is stored
     plain.store.use_aggregates = False
     assert fast.stored_storylines and not plain.stored_storylines
-    # the stored storylines alone (no digest cache): each digest asked twice, so a closed week's
-    # second answer reads what its first stored (or what an earlier pass stored, if still current)
+    # another connection: each digest asked twice, so a closed week's second answer reads what its
+    # first stored (or what an earlier pass stored, if still current)
     kept = Context(store=PRStore(connect(_path(fast.store))), profile=fast.profile)
     reads = _count_stored_reads()
     asked = 0
@@ -144,9 +142,7 @@ def cache(tmp_path: Path) -> Path:
 
 
 def _contexts(path: Path, profile: Profile) -> tuple[Context, Context]:
-    fast = Context(
-        store=PRStore(connect(path)), profile=profile, digests=DigestCache(max_entries=1000, recent=None)
-    )
+    fast = Context(store=PRStore(connect(path)), profile=profile)
     plain = Context(store=PRStore(connect(path)), profile=profile, stored_storylines=False)
     return fast, plain
 
@@ -155,7 +151,7 @@ def _writer(path: Path, profile: Profile) -> PRStore:
     return PRStore(connect(path), title_keys=ProfileTitleKeys(profile))
 
 
-def test_the_aggregates_and_the_digest_cache_change_no_answer(cache: Path) -> None:
+def test_the_aggregates_and_the_stored_storylines_change_no_answer(cache: Path) -> None:
     profile = load_profile()
     fast, plain = _contexts(cache, profile)
     uses = fast.store.title_counts
@@ -163,32 +159,21 @@ def test_the_aggregates_and_the_digest_cache_change_no_answer(cache: Path) -> No
     fast.store.title_counts = lambda *a, **k: stored.append(uses(*a, **k)) or stored[-1]  # type: ignore[method-assign]
     assert _assert_same(fast, plain) > 50
     assert any(s is not None for s in stored)  # the title topics really came from the aggregates
-    assert fast.digests is not None and fast.digests.hits > 0
 
 
-def test_counts_made_by_other_theme_code_are_not_read_and_the_next_write_recounts_them(
-    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A new prdigest whose theme code reads titles differently (same profile) must not use the title
-    topics an older one counted: the stamp covers the code's source, not the profile alone."""
-    import commands.title_keys as title_keys
-
+def test_counts_made_by_other_code_are_not_read_and_the_next_write_recounts_them(cache: Path) -> None:
+    """Title topics counted by an older prdigest (same profile file, other code: another content
+    hash) must not be used: readers count from the titles until the next write recounts them."""
     profile = load_profile()
-    old = title_stamp(profile)
-    changed = tmp_path / "themes.py"
-    changed.write_bytes(title_keys.THEMES_SOURCE.read_bytes() + b"\n# reads titles differently\n")
-    monkeypatch.setattr(title_keys, "THEMES_SOURCE", changed)
-    title_keys._themes_code_hash.cache_clear()
-    try:
-        assert title_stamp(profile) != old and title_stamp(profile).startswith(profile.content_hash)
-        fast, plain = _contexts(cache, profile)
-        assert _assert_same(fast, plain, stored=False) > 50  # read from the titles, same answers
-        writer = _writer(cache, profile)
-        writer.count_title_topics(DEMO_REPO)  # what the next import, sync or reclassify does
-        writer.db.close()
-        assert _assert_same(fast, _contexts(cache, profile)[1]) > 50  # counted again, read again
-    finally:
-        title_keys._themes_code_hash.cache_clear()
+    older = connect(cache)  # what an older prdigest left: its own stamp on the counts
+    older.execute("UPDATE aggregate_state SET terms_stamp = 'an older prdigest' WHERE repo = ?", (DEMO_REPO,))
+    older.close()
+    fast, plain = _contexts(cache, profile)
+    assert _assert_same(fast, plain, stored=False) > 50  # read from the titles, same answers
+    writer = _writer(cache, profile)
+    writer.count_title_topics(DEMO_REPO)  # what the next import, sync or reclassify does
+    writer.db.close()
+    assert _assert_same(fast, _contexts(cache, profile)[1]) > 50  # counted again, read again
 
 
 def test_an_import_that_changes_prs_is_seen_by_the_aggregates_and_the_cache(
@@ -196,7 +181,7 @@ def test_an_import_that_changes_prs_is_seen_by_the_aggregates_and_the_cache(
 ) -> None:
     profile = load_profile()
     fast, plain = _contexts(cache, profile)
-    _assert_same(fast, plain)  # warms the digest cache with the demo as loaded
+    _assert_same(fast, plain)  # stores the closed weeks' storylines of the demo as loaded
     changed = tmp_path / "changed.jsonl"
     with gzip.open(demo_data_path(), "rt", encoding="utf-8") as fh, changed.open("w") as out:
         for i, line in enumerate(fh):
@@ -226,12 +211,12 @@ def test_a_reclassify_with_another_profile_is_seen_by_the_aggregates_and_the_cac
     assert result.changed > 100
     # the readers now answer with the profile the cache was classified with: its title topics
     # were recounted by the reclassify, so the aggregates are used again (and must agree)
-    fast_generic = Context(store=fast.store, profile=generic, digests=fast.digests)
+    fast_generic = Context(store=fast.store, profile=generic)
     _, plain_generic = _contexts(cache, generic)
-    assert fast.store.title_counts(DEMO_REPO, [(NOW - timedelta(days=7), NOW)], title_stamp(generic), [1])
+    assert fast.store.title_counts(DEMO_REPO, [(NOW - timedelta(days=7), NOW)], generic.content_hash, [1])
     assert _assert_same(fast_generic, plain_generic) > 50
     # and a reader whose profile no longer matches the stored topics counts them from the titles
-    assert not fast.store.title_counts(DEMO_REPO, [(NOW - timedelta(days=7), NOW)], title_stamp(vllm), [1])
+    assert not fast.store.title_counts(DEMO_REPO, [(NOW - timedelta(days=7), NOW)], vllm.content_hash, [1])
     assert _assert_same(fast, _contexts(cache, vllm)[1], stored=False) > 50
 
 
@@ -244,7 +229,7 @@ def test_a_sync_from_github_is_seen_by_the_aggregates_and_the_cache(cache: Path)
     profile = load_profile()
     fast, plain = _contexts(cache, profile)
     _assert_same(fast, plain)
-    week_start = datetime(2026, 5, 4, tzinfo=UTC)  # the demo's last week: its digest is cached now
+    week_start = datetime(2026, 5, 4, tzinfo=UTC)  # the demo's last week: its storylines are stored now
     clock = FakeClock(start=NOW.timestamp())
     with FakeGitHub(schema, clock=clock) as server:
         server.add_prs(
@@ -261,22 +246,3 @@ def test_a_sync_from_github_is_seen_by_the_aggregates_and_the_cache(cache: Path)
             client.close()
     assert report.new == 40
     assert _assert_same(fast, plain) > 50
-
-
-def test_the_server_keeps_recent_closed_weeks_only(cache: Path) -> None:
-    """``serve``'s cache (the default ``DigestCache``) keeps last week's digest, not one from two
-    months back (asked once while paging through history; see ``commands.digest_cache``), and
-    both answers are those computed without it."""
-    profile = load_profile()
-    plain = Context(store=PRStore(connect(cache)), profile=profile, stored_storylines=False)
-    served = Context(store=PRStore(connect(cache)), profile=profile, digests=DigestCache())
-    assert served.digests is not None
-    old_week = (NOW - timedelta(weeks=9)).strftime("%G-W%V")
-    for args in (("last-week",), (old_week,)):
-        want = _answer(plain, "digest", args, "UTC")
-        assert _answer(served, "digest", args, "UTC") == want
-        assert _answer(served, "digest", args, "UTC") == want
-    assert (served.digests.hits, served.digests.misses, len(served.digests)) == (1, 1, 1)
-    assert served.digests.admits(NOW - timedelta(weeks=4), NOW)
-    assert not served.digests.admits(NOW - timedelta(weeks=5), NOW)
-    assert not served.digests.admits(NOW + timedelta(hours=1), NOW)  # not closed yet

@@ -3,25 +3,20 @@
 The contract is ``Poster``: ``await poster.post(reply, channel) -> PostResult`` (where it landed),
 raising ``TransientPostError`` (rate limited, the platform or the network down: try again later)
 or ``PermanentPostError`` (unknown channel, bot not in it, token revoked: a person must act),
-each with a one-line reason. ``--post PLATFORM:CHANNEL`` on the CLI uses it now; scheduled
-delivery will use it too. Platform modules implement it without importing this module (a
-``typing.Protocol``), and this is the one place that maps a platform name to its poster, importing
-the platform lazily so that the CLI does not load an SDK it does not use.
+each with a one-line reason. ``--post PLATFORM:CHANNEL`` on the CLI uses it. Platform modules
+implement it (a ``typing.Protocol``) and raise these errors; ``bot.chat.platforms`` maps a platform
+name to its poster, importing the platform only when it is used.
 """
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.config.errors import EXIT_FAILED, UserError
-from bot.config.settings import ConfigError, Settings
+from bot.config.errors import UserError
 from commands.model import Reply
 
-# platform name → module with ``poster(settings) -> Poster`` and ``TARGET_HINT`` (e.g. "slack:C0123456789")
-PLATFORMS: dict[str, str] = {"slack": "bot.chat.slack.post", "discord": "bot.chat.discord.post"}
+PLATFORMS = ("slack", "discord")  # what a target names before its colon (``slack:C0123456789``)
 
 
 @dataclass(frozen=True)
@@ -100,31 +95,3 @@ def parse_target(target: str) -> tuple[str, str]:
         forms = ", ".join(f"{name}:CHANNEL_ID" for name in PLATFORMS)
         raise UserError(f"--post {target!r}: use {forms}, e.g. slack:C0123456789")
     return platform, channel
-
-
-def poster_for(platform: str, settings: Settings) -> Poster:
-    """The platform's poster, configured from settings (ConfigError names a missing token)."""
-    module = importlib.import_module(PLATFORMS[platform])
-    poster: Poster = module.poster(settings)
-    return poster
-
-
-async def post_async(reply: Reply, target: str, settings: Settings) -> PostResult:
-    platform, channel = parse_target(target)
-    poster = poster_for(platform, settings)
-    try:
-        return await poster.post(reply, channel)
-    finally:
-        await poster.close()
-
-
-def post_from_cli(reply: Reply, target: str, settings: Settings) -> PostResult:
-    """``--post PLATFORM:CHANNEL``: post and return where it landed; UserError otherwise
-    (exit 2 for configuration, 1 when the platform refused or could not be reached)."""
-    parse_target(target)  # a bad target is a usage error before anything else happens
-    try:
-        return asyncio.run(post_async(reply, target, settings))
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
-    except PostError as exc:
-        raise UserError(str(exc), exit_code=EXIT_FAILED) from None

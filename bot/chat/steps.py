@@ -8,23 +8,19 @@ own step key where readers do not see them, so that any later run can tell which
 that failed is posted later under the lead that is already there.
 
 A platform's poster offers this as ``StepPoster`` (``bot.chat.slack.steps``,
-``bot.chat.discord.steps``); ``bot.delivery.deliverer`` drives it. Payloads are plain JSON (what
+``bot.chat.discord.steps``; ``bot.chat.platforms.step_poster_for`` picks one); ``bot.delivery.deliverer``
+drives it. Payloads are plain JSON (what
 the platform is sent), so they can be stored; files travel in them base64-encoded.
 """
 
 from __future__ import annotations
 
 import base64
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot.config.settings import Settings
 from commands.model import Attachment, Reply
-
-# platform name → module with ``poster(settings) -> StepPoster``
-STEP_PLATFORMS: dict[str, str] = {"slack": "bot.chat.slack.steps", "discord": "bot.chat.discord.steps"}
 
 # what a poster calls, with every upload known for a step so far, right after each change: the
 # record survives the process, so a later run can reuse or delete what this one uploaded
@@ -121,10 +117,3 @@ def files_from_json(items: Sequence[dict[str, Any]]) -> list[Attachment]:
         )
         for i in items
     ]
-
-
-def step_poster_for(platform: str, settings: Settings) -> StepPoster:
-    """The platform's step poster, configured from settings (ConfigError names a missing token)."""
-    module = importlib.import_module(STEP_PLATFORMS[platform])
-    poster: StepPoster = module.poster(settings)
-    return poster

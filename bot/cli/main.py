@@ -17,14 +17,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
+from bot.cli.setup import open_store as _store
+from bot.cli.setup import prs
+from bot.cli.setup import read_profile as _profile
+from bot.cli.setup import read_settings as _settings
+from bot.cli.setup import repo_profiles as _profiles
+from bot.cli.setup import say as _say
 from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from commands.formats import FORMATS
 from commands.locale import t
 
 if TYPE_CHECKING:
-    from bot.config.profile_cache import ProfileChoice
-    from bot.config.read_settings import ReadSettings
-    from bot.config.repo_profiles import RepoProfiles
     from bot.config.settings import Settings
     from classify.rules import Profile
     from commands.model import Reply
@@ -33,89 +36,15 @@ if TYPE_CHECKING:
 
 # Everything else is imported where it is used: `prdigest --help` lists the commands from the
 # registry's table and the locale alone (no pydantic, no settings, no rule profile, no SQLite),
-# and a one-shot read imports only its own command (issue 14, point 1).
+# and a one-shot read imports only its own command: the start is most of its time.
 
 DEMO_DB = Path("prdigest-demo.db")
 
 
-def _settings() -> Settings:
-    from bot.config.settings import ConfigError, load_settings
-
-    try:
-        return load_settings()
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
-
-
-def _read_settings() -> ReadSettings | Settings:
-    """The settings of a one-shot read: without pydantic when every value it uses is plainly
-    valid (``bot.config.read_settings``), else all of them checked (the one-line error of a wrong one)."""
-    from bot.config.read_settings import read_settings
-
-    return read_settings() or _settings()
-
-
-def _has_token(settings: ReadSettings | Settings) -> bool:
-    from bot.config.read_settings import ReadSettings
-
-    if isinstance(settings, ReadSettings):
-        return settings.has_github_token
+def _has_token(settings: Settings) -> bool:
     from bot.config.settings import secret
 
     return bool(secret(settings.github_token))
-
-
-def _profile(settings: ProfileChoice) -> Profile:
-    from bot.config.profile_cache import active_profile
-    from classify.rules import ProfileError
-
-    try:
-        return active_profile(settings)
-    except ProfileError as exc:
-        raise UserError(f"rule profile rejected: {exc}") from None
-
-
-def _profiles(settings: ReadSettings | Settings, store: PRStore) -> RepoProfiles:
-    """Each repository's profile (``bot.config.repo_profiles``), read from this cache."""
-    from bot.config.repo_profiles import RepoProfiles
-
-    return RepoProfiles(settings, store.db)
-
-
-def prs(n: int) -> str:
-    """ "1 PR", "2 PRs": the count in the writers' English report lines."""
-    return f"{n} PR" if n == 1 else f"{n} PRs"
-
-
-def _say(message: str) -> None:
-    click.echo(f"prdigest: {message}", err=True)
-
-
-def _store(
-    path: Path,
-    *,
-    create: bool = False,
-    settings: ReadSettings | Settings | None = None,
-    profile: Profile | None = None,
-) -> PRStore:
-    """The cache; writers pass ``settings`` for the lock timeout and are told on stderr when they
-    wait, and the ``profile`` whose title topics their writes count into the aggregates."""
-    from commands.title_keys import ProfileTitleKeys
-    from storage.db import StoreError, StoreUnavailable, connect
-    from storage.prs import PRStore
-
-    keys = ProfileTitleKeys(profile) if profile is not None else None
-    try:
-        if settings is None:
-            return PRStore(connect(path, create=create), title_keys=keys)
-        return PRStore(
-            connect(path, create=create, lock_timeout=settings.prdigest_lock_timeout, on_wait=_say),
-            title_keys=keys,
-        )
-    except StoreUnavailable:
-        raise  # disk full, I/O error, a lock held too long: exit 1 in main()
-    except StoreError as exc:
-        raise UserError(str(exc)) from None
 
 
 def _common(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -168,28 +97,24 @@ def run_command(
     options: dict[str, object] | None = None,
     now: datetime | None = None,
 ) -> Reply:
-    from bot.config.read_settings import ReadSettings
     from bot.config.runtime import settle_heap
-    from commands.model import Invocation
+    from commands.invocations import invocation
     from commands.registry import Context, dispatch, load
     from storage.prs import PRStore
 
-    settings = _read_settings()
+    settings = _settings()
     profile = _profile(settings)
     path = db or settings.prdigest_db
-    if name == "help":  # help reads no cache; the commands' parameters do not need one either
-        store = PRStore(_NoCache())  # type: ignore[arg-type]
-    else:
-        store = _reader(path, settings) or _store(path, settings=settings, profile=profile)
-    inv = Invocation(
-        command=name,
-        args=words,
-        options=options or {},
-        repo=settings.default_repo,
-        lang=(lang or settings.prdigest_lang),  # type: ignore[arg-type]
-        timezone=settings.prdigest_timezone,
-        now=now or datetime.now(UTC),
+    # help reads no cache; the commands' parameters do not need one either
+    store = PRStore(_NoCache()) if name == "help" else _store(path, settings=settings, profile=profile)  # type: ignore[arg-type]
+    inv = invocation(
+        name,
         platform="cli",
+        defaults=settings.command_defaults(chat=False),
+        args=words,
+        options=options,
+        lang=lang,  # type: ignore[arg-type]  # click's choice: en or zh
+        now=now or datetime.now(UTC),
     )
     ctx = Context(
         store=store, profile=profile, profiles=None if name == "help" else _profiles(settings, store)
@@ -205,17 +130,16 @@ def run_command(
         fold_into_file(store.db)
     if reply.not_cached is not None and _has_token(settings) and name != "help":
         # `pr` of a PR the cache lacks: fetch and store it through a writer's connection
-        from bot.chat.answer import answer
+        from bot.ingest.on_demand import answer
 
-        full = _settings() if isinstance(settings, ReadSettings) else settings
         store.db.close()
-        store = _store(path, settings=full, profile=profile)
-        ctx = Context(store=store, profile=profile, profiles=_profiles(full, store))
-        reply = answer(inv, ctx, full)
+        store = _store(path, settings=settings, profile=profile)
+        ctx = Context(store=store, profile=profile, profiles=_profiles(settings, store))
+        reply = answer(inv, ctx, settings)
     return reply
 
 
-def _with_prose(reply: Reply, settings: ReadSettings | Settings, store: PRStore) -> Reply:
+def _with_prose(reply: Reply, settings: Settings, store: PRStore) -> Reply:
     """The digest with verified model-written sentences, when ``PRDIGEST_LLM_URL`` is set
     (``bot.prose``; httpx is imported only then)."""
     from bot.prose.setup import prose_writer
@@ -236,16 +160,6 @@ class _NoCache:
 
     def close(self) -> None:
         return
-
-
-def _reader(path: Path, settings: ReadSettings | Settings) -> PRStore | None:
-    """The cache opened for a one-shot read without sqlite-utils (``storage.reader``), or None
-    when it needs the full check (which migrates or reports it)."""
-    from storage.prs import PRStore
-    from storage.reader import open_current
-
-    cache = open_current(path, lock_timeout=settings.prdigest_lock_timeout)
-    return PRStore(cache) if cache is not None else None  # type: ignore[arg-type]
 
 
 def command_help(spec: CommandSpec) -> str:
@@ -345,7 +259,7 @@ def terminal_help(click_ctx: click.Context, words: tuple[str, ...], fmt: str, la
     group = root.command
     assert isinstance(group, LazyGroup)
     names = group.list_commands(root)
-    language = lang or _read_settings().prdigest_lang
+    language = lang or _settings().prdigest_lang
     if words:
         name = words[0].lower().removeprefix("/")
         if name not in names:
@@ -404,7 +318,7 @@ def write_chart(reply: Reply, path: Path) -> None:
 
 def post_to(reply: Reply, target: str) -> int:
     """``--post PLATFORM:CHANNEL``: deliver the reply through the platform's Poster."""
-    from bot.chat.post import post_from_cli
+    from bot.chat.platforms import post_from_cli
 
     result = post_from_cli(reply, target, _settings())
     where = f"{result.platform}:{result.channel}"
@@ -422,55 +336,72 @@ CLI_COMMANDS = ("digest", "help", "pr", "risks", "search", "preview")
 CLI_SUMMARIES = {"preview": "cmd.preview_cli"}
 
 
+def _sync_command() -> click.Command:
+    from bot.cli.sync import sync
+
+    return sync
+
+
+def _profile_commands() -> click.Command:
+    from bot.cli.profile import profile_group
+
+    return profile_group
+
+
+def _serve_command() -> click.Command:
+    from bot.host.serve import serve
+
+    return serve
+
+
+def _discord_commands() -> click.Command:
+    from bot.cli.discord import discord_group
+
+    return discord_group
+
+
+def _subscription_command(name: str) -> click.Command:
+    from bot.cli import subscriptions
+
+    command = getattr(subscriptions, name)
+    assert isinstance(command, click.Command)
+    return command
+
+
 class LazyGroup(click.Group):
     """Edge commands whose adapters pull in heavy SDKs (slack_bolt, aiohttp, httpx) are imported
     only when invoked, so `prdigest digest` starts in a fraction of a second."""
 
-    lazy: ClassVar[dict[str, tuple[str, str, str]]] = {
-        "profile": (
-            "bot.cli.profile",
-            "profile_group",
-            "Learn a rule profile from a repository's cached history.",
-        ),
+    lazy: ClassVar[dict[str, tuple[Callable[[], click.Command], str]]] = {
+        "profile": (lambda: _profile_commands(), "Learn a rule profile from a repository's cached history."),
         "sync": (
-            "bot.cli.sync",
-            "sync",
+            lambda: _sync_command(),
             "Fetch merged PRs from GitHub or a local clone, classify and cache them.",
         ),
         "serve": (
-            "bot.host.serve",
-            "serve",
+            lambda: _serve_command(),
             "Run the configured chat front ends (Slack, Discord), scheduled digests and /healthz.",
         ),
-        "discord": (
-            "bot.cli.discord",
-            "discord_group",
-            "Discord set-up: sync the slash commands, the invite URL.",
-        ),
+        "discord": (lambda: _discord_commands(), "Discord set-up: sync the slash commands, the invite URL."),
         "deliver": (
-            "bot.cli.subscriptions",
-            "deliver",
+            lambda: _subscription_command("deliver"),
             "Run every due scheduled digest once and exit (cron, timers).",
         ),
         "subscribe": (
-            "bot.cli.subscriptions",
-            "subscribe",
+            lambda: _subscription_command("subscribe"),
             "Subscribe PLATFORM:CHANNEL to the scheduled digest.",
         ),
         "subscriptions": (
-            "bot.cli.subscriptions",
-            "subscriptions",
+            lambda: _subscription_command("subscriptions"),
             "List subscriptions, next due times, last deliveries.",
         ),
         "subscription": (
-            "bot.cli.subscriptions",
-            "subscription",
+            lambda: _subscription_command("subscription"),
             "Show, pause, resume or change one subscription.",
         ),
-        "unsubscribe": ("bot.cli.subscriptions", "unsubscribe", "Remove a subscription."),
+        "unsubscribe": (lambda: _subscription_command("unsubscribe"), "Remove a subscription."),
         "deliveries": (
-            "bot.cli.subscriptions",
-            "deliveries",
+            lambda: _subscription_command("deliveries"),
             "The delivery ledger; --retry a failed or unknown one.",
         ),
     }
@@ -486,18 +417,13 @@ class LazyGroup(click.Group):
             assert spec is not None and spec.cli
             self.add_command(_make_command(spec))
         if cmd_name in self.lazy:
-            import importlib
-
-            module, attr, _ = self.lazy[cmd_name]
-            command = getattr(importlib.import_module(module), attr)
-            assert isinstance(command, click.Command)
-            return command
+            return self.lazy[cmd_name][0]()
         return super().get_command(ctx, cmd_name)
 
     def summary(self, ctx: click.Context, name: str) -> str:
         """A command's one-line summary, without importing its module."""
         if name in self.lazy:
-            return self.lazy[name][2]
+            return self.lazy[name][1]
         if name in CLI_COMMANDS:  # the registry's summary key, without importing the command
             return t("en", CLI_SUMMARIES.get(name, f"cmd.{name}"))
         command = self.commands[name]
@@ -529,7 +455,7 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
     """Load the bundled vLLM-like demo history and print the digest of its latest full week."""
     from bot.ingest.demo import demo_data_path, leftovers
     from bot.ingest.load import RecordError, import_file
-    from commands.period import week_of
+    from classify.periods import week_of
     from storage.db import close
 
     settings = _settings()
@@ -635,7 +561,7 @@ def import_(file: Path, db: Path | None) -> None:
 def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
     """Re-run classification with the current profile (no network): only PRs it has not yet classified as it is now."""
     from bot.ingest.load import reclassify
-    from commands.title_keys import ProfileTitleKeys
+    from classify.title_keys import ProfileTitleKeys
     from storage.db import close
 
     settings = _settings()

@@ -15,7 +15,10 @@ from pathlib import Path
 
 import click
 
-from bot.cli.main import _say, _settings, _store, prs
+from bot.cli.setup import open_store as _store
+from bot.cli.setup import prs
+from bot.cli.setup import read_settings as _settings
+from bot.cli.setup import say as _say
 from bot.config.errors import UserError
 
 

@@ -18,16 +18,17 @@ from typing import Any
 
 import click
 
-from bot.chat.post import PLATFORMS, Poster, PostError, poster_for
-from bot.chat.steps import step_poster_for
-from bot.cli.main import _profile, _settings  # one way to read settings and the profile, in every subcommand
+from bot.chat.platforms import poster_for, step_poster_for
+from bot.chat.post import PLATFORMS, Poster, PostError
+from bot.cli.setup import read_profile as _profile  # one way to read settings and the profile
+from bot.cli.setup import read_settings as _settings
 from bot.config.errors import EXIT_FAILED, UserError
 from bot.config.settings import ConfigError, Settings
 from bot.delivery.deliverer import MISSING, Deliverer, Outcome
 from bot.ingest.refresh import github_refresh
 from bot.prose.setup import prose_writer
+from classify.schedule import next_due
 from commands.model import UsageError
-from commands.schedule import next_due
 from commands.subscription_spec import SETTABLE, build, changes, describe
 from storage.db import StoreError, StoreUnavailable, connect
 from storage.deliveries import Delivery, DeliveryStore
@@ -233,7 +234,7 @@ def _passed_note(sub: Subscription, now: datetime) -> str:
     """`` (this week's mon 09:00 Europe/Berlin passed at …: the first digest is the next one)``
     when the subscription's time already passed this week, so that nobody waits for a digest that
     a subscription made minutes too late does not post."""
-    from commands.schedule import describe_at, last_due_index, period_of
+    from classify.schedule import describe_at, last_due_index, period_of
 
     k = last_due_index(sub, now)
     if k < 0:
@@ -321,7 +322,7 @@ def subscription(sub_id: int, pause: bool, resume: bool, sets: tuple[str, ...], 
         if "timezone" in fields or "every_weeks" in fields:
             from zoneinfo import ZoneInfo
 
-            from commands.schedule import first_anchor
+            from classify.schedule import first_anchor
 
             now = datetime.now(UTC)
             fields["anchor"] = first_anchor(

@@ -22,12 +22,11 @@ from zoneinfo import ZoneInfo
 import click
 
 from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
-from bot.config.profile_cache import cached_profile
 from bot.config.settings import ConfigError, Settings, load_settings
 from bot.ingest import github as gh
 from bot.ingest import gitlog
 from bot.ingest.sync import Progress, SyncReport, classifier_for, finish_report, sync_api, sync_git
-from commands.title_keys import ProfileTitleKeys
+from classify.title_keys import ProfileTitleKeys
 from storage.db import StoreError, StoreUnavailable, close, connect
 from storage.prs import PRStore
 
@@ -277,12 +276,12 @@ def _load_profile(settings: Settings, repo: str, db: Any = None) -> Any:
     """The profile answering for ``repo`` (``bot.config.repo_profiles``); without the cache, only
     a configured one is loaded (to reject a wrong one before anything is written)."""
     from bot.config.repo_profiles import choose, configured
-    from classify.rules import ProfileError
+    from classify.rules import ProfileError, load_profile
 
     try:
         if db is None:
             named = configured(settings, repo)
-            return cached_profile(named) if named is not None else None
+            return load_profile(named) if named is not None else None
         return choose(settings, repo, db).profile
     except ProfileError as exc:
         raise UserError(f"rule profile rejected: {exc}") from None

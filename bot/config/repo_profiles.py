@@ -7,8 +7,9 @@ from the repository's history and kept in the cache (``storage.learned``); else 
 profile — with the reason, so ``pr`` and ``digest`` can say it ("fewer than 200 PRs cached").
 
 A learned profile is loaded like any profile file: its TOML is written once (by content) to
-``$XDG_CACHE_HOME/prdigest/learned/`` and read through ``bot.config.profile_cache``, so it is
-compiled once per content and its classifier processes load it as they load any file.
+``$XDG_CACHE_HOME/prdigest/learned/`` and read through the one profile loader
+(``classify.rules.load_profile``), so it is compiled once per content and its classifier
+processes load it as they load any file.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from bot.config.profile_cache import cache_dir, cached_profile
-from classify.rules import Profile, bundled_profiles
+from classify.profile_cache import cache_dir
+from classify.rules import Profile, bundled_profiles, load_profile
 
 MIN_LEARN_PRS = 200
 """PRs of a repository the cache must hold before a profile is learned from them"""
@@ -66,6 +67,13 @@ class Choice:
         return self.how in ("learned", "too-few")
 
 
+def active_profile(settings: Choosing) -> Profile:
+    """The profile answering when no repository is named (``PRDIGEST_RULES``, else
+    ``PRDIGEST_PROFILE``, else the bundled default). Raises ``classify.rules.ProfileError``
+    naming the file, key and reason."""
+    return choose(settings, None).profile
+
+
 def configured(settings: Choosing, repo: str | None) -> str | Path | None:
     """The profile the settings name for ``repo`` (a bundled name or a file), or None."""
     if repo is not None:
@@ -88,7 +96,7 @@ def _bundled_repos() -> dict[str, str]:
     """Repository (lower case) → the bundled profile that names it."""
     out: dict[str, str] = {}
     for name in bundled_profiles():
-        for repo in cached_profile(name).repos:
+        for repo in load_profile(name).repos:
             out.setdefault(repo.lower(), name)
     return out
 
@@ -98,22 +106,22 @@ def choose(settings: Choosing, repo: str | None, db: Any = None) -> Choice:
     connection ``storage.learned`` reads), for a learned profile and the PR count."""
     named = configured(settings, repo)
     if named is not None:
-        return Choice(cached_profile(named), _how_configured(settings, repo))
+        return Choice(load_profile(named), _how_configured(settings, repo))
     if repo is None:
-        return Choice(cached_profile(None), "default")
+        return Choice(load_profile(None), "default")
     bundled = _bundled_repos().get(repo.lower())
     if bundled is not None:
-        return Choice(cached_profile(bundled), "bundled")
+        return Choice(load_profile(bundled), "bundled")
     if db is not None:
         from storage.learned import read_learned
 
         row = read_learned(db, repo)
         if row is not None:
             return Choice(
-                cached_profile(learned_file(repo, row.toml)), "learned", row.prs, stamp=_stamp(db, repo)
+                load_profile(learned_file(repo, row.toml)), "learned", row.prs, stamp=_stamp(db, repo)
             )
-        return Choice(cached_profile(FALLBACK), "too-few", _count(db, repo))
-    return Choice(cached_profile(FALLBACK), "too-few")
+        return Choice(load_profile(FALLBACK), "too-few", _count(db, repo))
+    return Choice(load_profile(FALLBACK), "too-few")
 
 
 def _stamp(db: Any, repo: str) -> str:

@@ -10,7 +10,6 @@ resolves a name or opens a connection — and runs when settings are read, befor
 
 from __future__ import annotations
 
-import ipaddress
 from urllib.parse import urlsplit
 
 HTTP = ("https", "http")  # (secure, plain-on-loopback)
@@ -19,6 +18,8 @@ WEBSOCKET = ("wss", "ws")
 
 def is_loopback(host: str) -> bool:
     """``localhost`` or a loopback address (``127.0.0.0/8``, ``::1``); no name is resolved."""
+    import ipaddress  # only for a plain URL's host: the secure defaults never need it
+
     name = host.strip("[]").lower().rstrip(".")
     if name == "localhost" or name.endswith(".localhost"):
         return True
@@ -31,8 +32,8 @@ def is_loopback(host: str) -> bool:
 def platform_url(setting: str, value: str, schemes: tuple[str, str] = HTTP) -> str:
     """``value`` stripped, if it is a ``secure://`` URL, or a ``plain://`` URL to a loopback host.
 
-    Raises ``ValueError`` naming ``setting`` and what to use instead (pydantic turns it into a
-    validation error, ``load_settings`` into one line).
+    Raises ``ValueError`` naming ``setting`` and what to use instead (``load_settings`` turns it
+    into one line).
     """
     secure, plain = schemes
     raw = value.strip()

@@ -35,27 +35,25 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.chat.steps import step_poster_for
+from bot.chat.platforms import step_poster_for
 from bot.config.settings import Settings, secret
 from bot.delivery.deliverer import Deliverer, Outcome, PosterFactory
-from bot.host.runner import Lane
 from bot.ingest.refresh import github_refresh, sync_now
 from bot.prose.setup import prose_writer
+from classify.schedule import next_due
 from commands.registry import Context
-from commands.schedule import next_due
 from storage.db import StoreError, write_transaction
 from storage.prs import iso
 from storage.subscriptions import SubscriptionStore
 
 if TYPE_CHECKING:
-    from bot.host.serve import Host, ServeOptions
+    from bot.config.components import Host, Lane, ServeOptions
     from classify.rules import Profile
 
 log = logging.getLogger(__name__)
@@ -72,11 +70,6 @@ Clock = Callable[[], datetime]
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _database_path(ctx: Context) -> str:
-    row = ctx.store.db.execute("PRAGMA database_list").fetchone()
-    return str(row[2])
 
 
 def clock_rate(clock: Clock) -> float:
@@ -170,13 +163,10 @@ class DeliveryScheduler:
         self.problem: str | None = None  # why no delivery can be recorded now (/healthz: not ok)
 
     async def start(self, host: Host) -> None:
-        from bot.host.serve import context_factory
-
         self._host = host
         self._loop = asyncio.get_running_loop()
         host.runner.subscriptions_changed.append(self.rearm)
-        if host.db is not None:
-            self._lane = Lane("deliver", context_factory(self.settings, host.db), workers=1)
+        self._lane = host.lane("deliver")
         self._scheduler = AsyncIOScheduler(
             timezone=UTC,
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
@@ -267,7 +257,12 @@ class DeliveryScheduler:
         delay = max(delay, timedelta(0))
         when = _utc_now() + delay / clock_rate(self.clock)
         self.next_run = self.clock() + delay
-        self._scheduler.add_job(self._tick, DateTrigger(run_date=when), id=JOB_ID, replace_existing=True)
+        # two instances: a run armed by the run still finishing (a subscription changed during it)
+        # is submitted before that run's instance is counted off, and with one it would be
+        # skipped, leaving no run armed at all; the second waits on ``_lock`` instead
+        self._scheduler.add_job(
+            self._tick, DateTrigger(run_date=when), id=JOB_ID, replace_existing=True, max_instances=2
+        )
 
     async def _watch(self) -> None:
         """Another process committed (``data_version`` moved): compute the next wake again and
@@ -354,14 +349,10 @@ class DeliveryScheduler:
         }
 
     async def _deliver_lane(self) -> Lane:
-        """The worker thread deliveries run in (on a host built without a path: found through
-        one of the host's workers, once)."""
+        """The worker thread deliveries run in (the host's lane of this component)."""
         if self._lane is None:
-            from bot.host.serve import context_factory
-
             assert self._host is not None
-            path = await self._host.runner.call(_database_path)
-            self._lane = Lane("deliver", context_factory(self.settings, Path(path)), workers=1)
+            self._lane = self._host.lane("deliver")
         return self._lane
 
     def _run(self, ctx: Context, now: datetime) -> list[Outcome]:
@@ -388,5 +379,5 @@ def _profile_of(ctx: Context) -> Callable[[str], Profile]:
 
 
 def component(settings: Settings, options: ServeOptions) -> DeliveryScheduler:
-    """``bot.host.serve``'s entry point for scheduled delivery."""
+    """The host's entry point for scheduled delivery."""
     return DeliveryScheduler(settings)

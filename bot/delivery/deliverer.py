@@ -38,14 +38,13 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
-import sqlite_utils
-
 from bot.chat.steps import StepPoster
 from bot.config.settings import ConfigError
 from bot.delivery.posting import ATTEMPTS, MAX_WAIT, LostClaim, Progress, StepRun, Stop, unused_uploads
 from classify.rules import Profile
+from commands.invocations import digest_words, subscription_digest
 from commands.locale import t
-from commands.model import Heading, Invocation, Paragraph, Reply
+from commands.model import Heading, Paragraph, Reply
 from commands.registry import Context, Profiles, dispatch
 from commands.schedule import DEFAULT_CATCHUP, Due, owed
 from storage.db import StoreError
@@ -56,6 +55,7 @@ from storage.subscriptions import Subscription, SubscriptionStore
 
 if TYPE_CHECKING:
     from bot.prose.writer import ProseWriter
+    from storage.connection import Cache
 
 log = logging.getLogger(__name__)
 
@@ -107,15 +107,6 @@ def owner_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def digest_words(sub: Subscription, due: Due) -> tuple[str, ...]:
-    """The words of the ``digest`` command that builds this delivery — what a person would type
-    to see the same view: ``digest 2026-W19 rocm core-path``."""
-    words = [due.period_word, *sub.modules, *sub.flags]
-    if sub.modules and sub.match != "any":
-        words.append(sub.match)
-    return tuple(words)
-
-
 def freshness_note(store: PRStore, repo: str, lang: str, why: str) -> str:
     """``Data as of 2026-05-11 06:40 UTC (not synced: GITHUB_TOKEN is not set).`` — ``why`` is a
     fixed reason code (``bot.ingest.refresh``), never an exception's text."""
@@ -138,7 +129,7 @@ def _minute(moment: datetime) -> str:
 class Deliverer:
     """Runs due deliveries against one database; see the module docstring."""
 
-    db: sqlite_utils.Database
+    db: Cache
     profile: Profile
     posters: PosterFactory
     owner: str = field(default_factory=owner_id)
@@ -305,7 +296,7 @@ class Deliverer:
                 sub, claim, "skipped", now, reason="quiet week: nothing merged (quiet = silent)"
             )
         reply = self.laid_out(await self.worded(sub, reply), sub, chart=True)
-        words = " ".join(digest_words(sub, Due(-1, d.period_start, d.period_end, d.due_at)))
+        words = " ".join(digest_words(sub, Due(-1, d.period_start, d.period_end, d.due_at).period_word))
         rendered = poster.steps(reply, key=d.key, repo=sub.repo, smaller=smaller(reply, sub, words))
         steps = StepStore(self.db)
         if not steps.store(claim, [(s.key, s.body, s.fallback) for s in rendered]):
@@ -497,15 +488,7 @@ class Deliverer:
     ) -> Reply | None:
         """``build`` before its layout: what a language model may word (``worded``) is still in
         the sections where the digest put it."""
-        inv = Invocation(
-            command="digest",
-            args=digest_words(sub, due),
-            repo=sub.repo,
-            lang=sub.lang,  # type: ignore[arg-type]
-            timezone=sub.timezone,
-            now=now,
-            platform=sub.platform,
-        )
+        inv = subscription_digest(sub, due.period_word, platform=sub.platform, now=now)
         store = PRStore(self.db)
         reply = dispatch(inv, Context(store=store, profile=self.profile, profiles=self.profiles))
         if reply.ok and not reply.data.get("counts", {}).get("merged"):

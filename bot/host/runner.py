@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from bot.chat.answer import fetch_missing
 from bot.chat.fetch_limit import FetchLimiter, FetchLimits
 from bot.config.settings import Settings
+from bot.ingest.on_demand import fetch_missing
 from commands.locale import t
 from commands.model import Invocation, Reply
 from commands.registry import REGISTRY, Context, dispatch
@@ -156,6 +156,7 @@ class CommandRunner:
         settings: Settings | None = None,
         fetch_limits: FetchLimits = FetchLimits(),
     ) -> None:
+        self.factory = factory  # how each worker thread makes its Context (also for the host's lanes)
         self.settings = settings  # with GITHUB_TOKEN: `/pr` of an uncached PR is fetched on demand
         self.fetch_limits = fetch_limits
         self.limiter = FetchLimiter(fetch_limits)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import importlib
 import logging
 import signal
 import socket
@@ -27,22 +26,22 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import click
 from aiohttp import web
 
+from bot.config.components import Component, ServeOptions
 from bot.config.errors import UserError
-from bot.config.profile_cache import active_profile
+from bot.config.repo_profiles import active_profile
 from bot.config.runtime import settle_heap
 from bot.config.settings import ConfigError, Settings, load_settings, secret
 from bot.host import logs
 from bot.host.http_guard import ConnectionGuard, HttpLimits
-from bot.host.runner import CommandRunner, ContextFactory
+from bot.host.runner import CommandRunner, ContextFactory, Lane
 from classify.rules import ProfileError
-from commands.digest_cache import DigestCache
+from classify.title_keys import ProfileTitleKeys
 from commands.registry import Context, load_all
-from commands.title_keys import ProfileTitleKeys
 from storage.db import StoreError, connect, schema_status
 from storage.prs import PRStore, iso
 
@@ -52,44 +51,48 @@ HEALTH_PATH = "/healthz"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-@dataclass(frozen=True)
-class ServeOptions:
-    """What the command line may change for the front ends (each takes what concerns it)."""
-
-    socket_mode: bool | None = None  # Slack: force Socket Mode (True) or HTTP (False)
-    pace: float | None = None  # seconds between the messages of one post (tests use 0)
-
-
-class Component(Protocol):
-    """A front end (or the scheduler) living in the host."""
-
-    name: str
-
-    async def start(self, host: Host) -> None:
-        """Check tokens, connect, add routes (``host.route``); raise ConfigError to refuse."""
-
-    async def stop(self) -> None:
-        """Disconnect; called once, also after a failed start."""
-
-    def health(self) -> dict[str, Any]:
-        """What ``/healthz`` shows about this component."""
+Build = Callable[[Settings, ServeOptions], Component]
 
 
 @dataclass(frozen=True)
 class FrontEnd:
-    """A kind of component: the module that builds it (imported only when configured), whether
+    """A kind of component: what builds it (its module imported only when configured), whether
     the settings ask for it, and the variables that turn it on (named when nothing is set)."""
 
     name: str
-    module: str
+    build: Build
     configured: Callable[[Settings], bool]
     variables: str
+
+
+def _slack(settings: Settings, options: ServeOptions) -> Component:
+    from bot.chat.slack.component import component
+
+    return component(settings, options)
+
+
+def _discord(settings: Settings, options: ServeOptions) -> Component:
+    from bot.chat.discord.component import component
+
+    return component(settings, options)
+
+
+def _clock(settings: Settings, options: ServeOptions) -> Component:
+    from bot.delivery.clock import component
+
+    return component(settings, options)
+
+
+def _storyline_fill(settings: Settings, options: ServeOptions) -> Component:
+    from bot.host.storyline_fill import component
+
+    return component(settings, options)
 
 
 FRONT_ENDS: tuple[FrontEnd, ...] = (
     FrontEnd(
         "slack",
-        "bot.chat.slack.component",
+        _slack,
         lambda s: bool(
             secret(s.slack_bot_token) or secret(s.slack_app_token) or secret(s.slack_signing_secret)
         ),
@@ -97,7 +100,7 @@ FRONT_ENDS: tuple[FrontEnd, ...] = (
     ),
     FrontEnd(
         "discord",
-        "bot.chat.discord.component",
+        _discord,
         lambda s: bool(secret(s.discord_bot_token)),
         "DISCORD_BOT_TOKEN for Discord",
     ),
@@ -129,13 +132,11 @@ def components_for(settings: Settings, options: ServeOptions = ServeOptions()) -
     if not chosen:
         wanted = "; or ".join(fe.variables for fe in FRONT_ENDS)
         raise ConfigError(f"nothing to serve: set {wanted} (see .env.example)")
-    built: list[Component] = [
-        importlib.import_module(fe.module).component(settings, options) for fe in chosen
-    ]
+    built = [fe.build(settings, options) for fe in chosen]
     if scheduled(settings):  # scheduled digests run beside the front ends that can post
-        built.append(importlib.import_module("bot.delivery.clock").component(settings, options))
+        built.append(_clock(settings, options))
     # closed weeks' storylines stored in the background, so past weeks' digests read them
-    built.append(importlib.import_module("bot.host.storyline_fill").component(settings, options))
+    built.append(_storyline_fill(settings, options))
     return built
 
 
@@ -153,7 +154,7 @@ def context_factory(settings: Settings, db: Path) -> ContextFactory:
         cache = connect(db, lock_timeout=settings.prdigest_lock_timeout, on_wait=_waiting)
         store = PRStore(cache, title_keys=ProfileTitleKeys(profile))
         profiles = RepoProfiles(settings, store.db)  # each repository's own, chosen once per thread
-        return Context(store=store, profile=profile, digests=DigestCache(), profiles=profiles)
+        return Context(store=store, profile=profile, profiles=profiles)
 
     return build
 
@@ -216,7 +217,8 @@ def bind(host: str, port: int, backlog: int = HttpLimits.backlog) -> socket.sock
 
 
 class Host:
-    """One process serving every configured component; see the module docstring."""
+    """One process serving every configured component (``bot.config.components.Host`` is what
+    they see of it); see the module docstring."""
 
     def __init__(
         self,
@@ -230,7 +232,7 @@ class Host:
         db: Path | None = None,
     ) -> None:
         self.settings = settings
-        self.db = db  # the cache's path, for components with a connection of their own (scheduler)
+        self.db = db  # the cache's path
         self.runner = runner
         self.components = list(components)
         self.host = host
@@ -244,6 +246,12 @@ class Host:
     def route(self, method: str, path: str, handler: Handler) -> None:
         """Add an HTTP route (only while components start, before the server listens)."""
         self.web.router.add_route(method, path, handler)
+
+    def lane(self, name: str) -> Lane:
+        """A lane of one worker thread with its own connection to the cache, its contexts made from
+        the settings (never the runner's factory, which tests may hold to order commands)."""
+        factory = context_factory(self.settings, self.db) if self.db is not None else self.runner.factory
+        return Lane(name, factory, workers=1)
 
     async def _health(self, request: web.Request) -> web.Response:
         """The cache's state, read in the runner's own health lane (never behind commands),

@@ -3,7 +3,7 @@
 A past week's digest spends most of its time finding the week's storylines; once stored in the
 cache (``commands.report.stored_themes``) they are read back in well under a millisecond. After
 the host starts, and after every write of PR rows it sees (its own syncs, a ``prdigest sync`` or
-``import`` in another process: the cache's write generation moved), this component finds and
+``import`` in another process: the per-day write stamps moved, ``PRStore.writes``), this component finds and
 stores the storylines of the closed ISO weeks (in ``PRDIGEST_TIMEZONE``) that have none current,
 newest first, ``batch`` weeks at a time with a ``pause`` between batches (see ``BATCH``), in a one-thread lane of
 its own with its own connection — chat commands run in their own threads and never wait for it
@@ -22,12 +22,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from bot.host.runner import Lane
 from commands.registry import Context
 
 if TYPE_CHECKING:
+    from bot.config.components import Host, Lane, ServeOptions
     from bot.config.settings import Settings
-    from bot.host.serve import Host, ServeOptions
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +36,7 @@ log = logging.getLogger(__name__)
 # per job: 16.7 against 2.2), and would store the 522 closed weeks of 200,000 PRs in ~4.5 minutes (522 × (0.5 s + ~30 ms))
 BATCH = 1
 PAUSE = 0.5
-WATCH = 15.0  # seconds between looks at the cache's write generation once everything is stored
+WATCH = 15.0  # seconds between looks at the per-day write stamps once everything is stored
 
 
 class StorylineFill:
@@ -60,10 +59,7 @@ class StorylineFill:
         self._task: asyncio.Task[None] | None = None
 
     async def start(self, host: Host) -> None:
-        from bot.host.serve import context_factory
-
-        assert host.db is not None
-        self._lane = Lane("fill", context_factory(host.settings, host.db), workers=1)
+        self._lane = host.lane("fill")
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
@@ -80,7 +76,7 @@ class StorylineFill:
     def _some(self, ctx: Context, tried: set[tuple[str, datetime]]) -> int:
         """Find and store the storylines of up to ``batch`` closed weeks that have none current and
         were not tried in this pass (a read-only or busy cache stores nothing: no endless retry)."""
-        from commands.report.stored_themes import closed_weeks, fill
+        from commands.report.fill import closed_weeks, fill
 
         now = datetime.now(UTC)
         done = 0
@@ -98,13 +94,13 @@ class StorylineFill:
         lane = self._lane
         while True:
             try:
-                seen = await lane.call(lambda ctx: ctx.store.change_token())
+                seen = await lane.call(lambda ctx: ctx.store.writes())
                 tried: set[tuple[str, datetime]] = set()
                 while (done := await lane.call(functools.partial(self._some, tried=tried))) > 0:
                     self.found += done
                     await asyncio.sleep(self.pause)
                 self.passes += 1
-                while await lane.call(lambda ctx: ctx.store.change_token()) == seen:
+                while await lane.call(lambda ctx: ctx.store.writes()) == seen:
                     await asyncio.sleep(self.watch)
             except asyncio.CancelledError:
                 raise

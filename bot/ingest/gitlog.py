@@ -29,7 +29,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 from urllib.parse import urlsplit
 
 try:
@@ -37,7 +37,7 @@ try:
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
-from classify.models import ChangeType, FileChange, PullRequest, unchecked
+from classify.models import ChangeType, FileChange, PullRequest
 
 # "Title (#123)", and "Title(#123)" as some squash subjects are written (…requirements(#8747))
 _SQUASH = re.compile(r"^(?P<title>.*\S)\s*\(#(?P<num>\d+)\)\s*$")
@@ -295,15 +295,13 @@ def _parse_changes(tokens: list[bytes]) -> list[FileChange]:
     return files
 
 
-_new_file = unchecked(FileChange)  # by position: path, additions, deletions, change_type, previous_path
-
-
 def _file_change(
     path: str, additions: int, deletions: int, change: ChangeType, previous: str | None
 ) -> FileChange:
-    """A FileChange from values git gave (counts are digits, the type comes from ``_RAW_TYPES``), so
-    they are valid by construction: built without the checking constructor."""
-    return _new_file(path, additions, deletions, change, previous)
+    """A FileChange from values git gave (counts are digits, the type comes from ``_RAW_TYPES``)."""
+    return FileChange(
+        path=path, additions=additions, deletions=deletions, change_type=change, previous_path=previous
+    )
 
 
 def _put(out: queue.Queue[bytes | None], item: bytes | None, stop: threading.Event) -> None:
@@ -491,76 +489,99 @@ def iter_merged_prs(
     root = open_repo(path)
     stats = stats if stats is not None else GitLogStats()
     stats.head = head_commit(root, rev)
-    branch = base_branch or current_branch(root)
-    owner = repo.split("/", 1)[0].lower()
+    where = _Where(root, repo, base_branch or current_branch(root), web)
     args = log_args(stats.head, since=since, until=until, exclude=exclude)
     seen = set(seen or ())
-    pending: list[tuple[_Commit, int, str, str, str | None]] = []  # commit, number, title, body, head owner
-
-    def flush() -> Iterator[PullRequest]:
-        merges = [
-            c.parents[1] for c, _n, _t, _b, owner_of in pending if owner_of is not None and len(c.parents) > 1
-        ]
-        authors = commit_authors(root, merges)
-        for commit, number, title, body, head_owner in pending:
-            if head_owner is None:
-                author = author_login(commit.name, commit.email)
-            else:
-                second = authors.get(commit.parents[1]) if len(commit.parents) > 1 else None
-                author = _merge_author(second, head_owner, owner, commit.name, commit.email)
-            files = _parse_changes(commit.changes.split(b"\x00"))
-            stats.prs += 1
-            stats.last_pr_commit = commit.sha
-            yield PullRequest(
-                repo=repo,
-                number=number,
-                title=title,
-                body=clean_body(body),
-                author=author,
-                merged_at=commit.merged_at,
-                base_branch=branch,
-                additions=sum(f.additions for f in files),
-                deletions=sum(f.deletions for f in files),
-                files=files,
-                url=f"{web.rstrip('/')}/{repo}/pull/{number}",
-                source="git",
-            )
-        pending.clear()
-
+    pending: list[_Pending] = []
     for commit in _commits(root, args, stats):
         if since is not None and commit.merged_at < since:
             continue
         if until is not None and commit.merged_at >= until:
             continue
-        lines = commit.message.strip("\n").split("\n")
-        subject = lines[0].strip()
-        m_merge = _MERGE.match(subject)
-        m_squash = None if m_merge else _SQUASH.match(subject)
-        head_owner: str | None
-        if m_merge:
-            number = int(m_merge.group("num"))
-            rest_lines = lines[1:]
-            while rest_lines and not rest_lines[0].strip():
-                rest_lines.pop(0)
-            title = rest_lines[0].strip() if rest_lines else subject
-            body = "\n".join(rest_lines[1:])
-            head = m_merge.group("head")
-            head_owner = head.split("/", 1)[0] if "/" in head else ""
-        elif m_squash:
-            number = int(m_squash.group("num"))
-            title = m_squash.group("title").strip()
-            body = "\n".join(lines[1:])
-            head_owner = None
-        else:
+        found = _merged_pr(commit)
+        if found is None:
             stats.skipped += 1
             if len(stats.skipped_subjects) < 20:
-                stats.skipped_subjects.append(subject[:120])
+                stats.skipped_subjects.append(commit.message.strip("\n").split("\n")[0].strip()[:120])
             continue
-        if number in seen or number <= 0:
+        if found.number in seen or found.number <= 0:
             stats.duplicates += 1
             continue
-        seen.add(number)
-        pending.append((commit, number, title, body, head_owner))
+        seen.add(found.number)
+        pending.append(found)
         if len(pending) >= group:
-            yield from flush()
-    yield from flush()
+            yield from _built(pending, where, stats)
+            pending = []
+    yield from _built(pending, where, stats)
+
+
+class _Pending(NamedTuple):
+    """A commit that merged a PR, with what its message says of it; ``head_owner`` is None for a
+    squash (the commit's author is the PR's), else the owner named in the merge's branch."""
+
+    commit: _Commit
+    number: int
+    title: str
+    body: str
+    head_owner: str | None
+
+
+class _Where(NamedTuple):
+    """Where the PRs come from: the clone, the repository they belong to, their base branch and
+    the web address their links point to."""
+
+    root: Path
+    repo: str
+    branch: str
+    web: str
+
+
+def _merged_pr(commit: _Commit) -> _Pending | None:
+    """The PR a first-parent commit merged (a merge commit or a squash), or None for another commit."""
+    lines = commit.message.strip("\n").split("\n")
+    subject = lines[0].strip()
+    m_merge = _MERGE.match(subject)
+    if m_merge:
+        rest_lines = lines[1:]
+        while rest_lines and not rest_lines[0].strip():
+            rest_lines.pop(0)
+        title = rest_lines[0].strip() if rest_lines else subject
+        head = m_merge.group("head")
+        head_owner = head.split("/", 1)[0] if "/" in head else ""
+        return _Pending(commit, int(m_merge.group("num")), title, "\n".join(rest_lines[1:]), head_owner)
+    m_squash = _SQUASH.match(subject)
+    if m_squash:
+        return _Pending(
+            commit, int(m_squash.group("num")), m_squash.group("title").strip(), "\n".join(lines[1:]), None
+        )
+    return None
+
+
+def _built(pending: list[_Pending], where: _Where, stats: GitLogStats) -> Iterator[PullRequest]:
+    """The PRs of ``pending``, the authors of merge commits' second parents read in one git call."""
+    owner = where.repo.split("/", 1)[0].lower()
+    merges = [p.commit.parents[1] for p in pending if p.head_owner is not None and len(p.commit.parents) > 1]
+    authors = commit_authors(where.root, merges)
+    for commit, number, title, body, head_owner in pending:
+        if head_owner is None:
+            author = author_login(commit.name, commit.email)
+        else:
+            second = authors.get(commit.parents[1]) if len(commit.parents) > 1 else None
+            author = _merge_author(second, head_owner, owner, commit.name, commit.email)
+        files = _parse_changes(commit.changes.split(b"\x00"))
+        stats.prs += 1
+        stats.last_pr_commit = commit.sha
+        yield PullRequest(
+            repo=where.repo,
+            number=number,
+            title=title,
+            body=clean_body(body),
+            author=author,
+            merged_at=commit.merged_at,
+            base_branch=where.branch,
+            additions=sum(f.additions for f in files),
+            deletions=sum(f.deletions for f in files),
+            files=files,
+            url=f"{where.web.rstrip('/')}/{where.repo}/pull/{number}",
+            source="git",
+        )

@@ -128,7 +128,7 @@ def learn_if_due(
     with write_transaction(store.db):
         write_learned(store.db, repo, learned.toml(), learned.prs, datetime.now(UTC))
     profile = choose(settings, repo, store.db).profile
-    from commands.title_keys import ProfileTitleKeys
+    from classify.title_keys import ProfileTitleKeys
 
     store.title_keys = ProfileTitleKeys(profile)
     result = reclassify(store, profile, repo, workers=workers)
@@ -145,7 +145,7 @@ def after_write(
 ) -> list[str]:
     """After a sync or an import of ``repos``: learn where due (``learn_if_due``), count each
     repository's title topics with its own profile, and say what the user should know."""
-    from commands.title_keys import ProfileTitleKeys
+    from classify.title_keys import ProfileTitleKeys
 
     said: list[str] = []
     for repo in repos:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from classify.engine import classify
 from classify.models import PullRequest
 from classify.records import RecordInvalid, parse_pr_json
-from classify.rules import Profile, ProfileError, classifier_code_hash
+from classify.rules import Profile, ProfileError, classifier_code_hash, identity, reload_profile
 from storage import fts
 from storage.db import open_reader, require_writable
 from storage.prs import (
@@ -181,16 +181,15 @@ _WORKER: dict[str, Any] = {}
 
 
 def _start_worker(
-    profile_of: tuple[Callable[..., Profile], tuple[Any, ...]],
+    profile_of: tuple[str, str, str],
     db_path: str,
     reusable: frozenset[str] = frozenset(),
 ) -> None:
-    """Load the parent's profile (``Profile.__reduce__``: its file, checked against the parent's
-    content hash) and open a read connection. A profile edited meanwhile is kept as the error
-    every batch then raises, so the command reports it in one line instead of a broken pool."""
-    rebuild, args = profile_of
+    """Load the parent's profile (``classify.rules.reload_profile``: its file, checked against the
+    parent's content hash) and open a read connection. A profile edited meanwhile is kept as the
+    error every batch then raises, so the command reports it in one line instead of a broken pool."""
     try:
-        _WORKER["profile"] = rebuild(*args)
+        _WORKER["profile"] = reload_profile(*profile_of)
     except ProfileError as exc:
         _WORKER["error"] = exc
         return
@@ -272,7 +271,7 @@ def reclassify(
         max_workers=workers,
         mp_context=_pool_context(),
         initializer=_start_worker,
-        initargs=(profile.__reduce__(), str(path), reusable),
+        initargs=(identity(profile), str(path), reusable),
     ) as pool:
         pending: deque[Future[list[ClassifiedRow]]] = deque()
         for chunk in batches:

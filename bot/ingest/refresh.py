@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from bot.config.settings import Settings, secret
 from bot.ingest import github as gh
 from bot.ingest.sync import classifier_for, sync_api
 from classify.rules import Profile
-from commands.title_keys import ProfileTitleKeys
+from classify.title_keys import ProfileTitleKeys
 from storage.prs import PRStore
+
+if TYPE_CHECKING:
+    from storage.connection import Cache
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ Refresh = Callable[[str], Awaitable[str | None]]
 
 def sync_now(
     settings: Settings,
-    db: sqlite_utils.Database,
+    db: Cache,
     profile: Profile | Callable[[str], Profile],
     repo: str,
     *,
@@ -78,7 +79,7 @@ def sync_now(
 
 def github_refresh(
     settings: Settings,
-    db: sqlite_utils.Database,
+    db: Cache,
     profile: Profile | Callable[[str], Profile],
     *,
     max_wait: float = SYNC_MAX_WAIT,

@@ -31,10 +31,10 @@ from typing import Any
 from bot.ingest import github as gh
 from bot.ingest import github_queries as queries
 from bot.ingest import gitlog
-from classify.models import Classification, PullRequest
+from classify.models import Classification, PullRequest, StoredPR
 from storage import fts, sync_state
-from storage.db import StoreError
-from storage.prs import PRStore, StoredPR, UpsertCounts, iso, parse_iso
+from storage.db import StoreError, write_transaction
+from storage.prs import PRStore, UpsertCounts, iso, parse_iso
 from storage.sync_state import SyncState
 
 DEFAULT_LOOKBACK = timedelta(weeks=12)
@@ -177,118 +177,173 @@ def sync_api(
 
     Pass ``report`` to keep the counts of a run that is cut short by an exception (Ctrl-C, limits).
     """
-    db = store.db
     now = (now or _now()).astimezone(UTC)
     end = min(until, now) if until is not None else now
-    state = sync_state.get(db, repo, "api")
-    watermark = state.watermark if state else None
     report = report if report is not None else SyncReport(source="api", repo=repo)
-    requests_before = client.requests
-
-    pos: datetime
-    slice_end: datetime | None = None
-    after: str | None = None
-    resume = _read_cursor(state.cursor) if state and state.in_progress and state.cursor else None
-    if (
-        resume is not None
-        and state is not None
-        and state.window_start is not None
-        and state.window_end is not None
-        and (since is None or since == state.window_start)
-        and end >= state.window_end
-    ):
-        run_start = state.window_start
-        pos, slice_end, after = resume
-        report.resumed = True
-        report.notes.append(f"resumed the interrupted sync from {iso(pos)}")
-    else:
-        if since is not None:
-            run_start = since
-        elif watermark is not None:
-            run_start = watermark - OVERLAP
-        else:
-            run_start = end - lookback
-        pos = run_start
-    report.since, report.until = run_start, end
-
-    if pos >= end:
+    run = _ApiRun(store, client, classifier, repo, now, end, report, progress)
+    run.start(since, lookback)
+    if run.pos >= end:
         report.complete = True
         report.notes.append("nothing to fetch: the requested range is empty")
-        return finish_report(report, client, requests_before, watermark)
-
-    page_size = [queries.PAGE_SIZE]
-
-    def shrink(variables: dict[str, Any]) -> dict[str, Any]:
-        page_size[0] = max(MIN_PAGE, page_size[0] // 2)
-        return {**variables, "first": page_size[0]}
-
-    def regrow() -> None:
-        # A gateway timeout is usually one heavy page, not a slower GitHub: after each page that
-        # arrived, double back towards the full size (a 502 used to cost every later page).
-        page_size[0] = min(queries.PAGE_SIZE, page_size[0] * 2)
-
-    width: timedelta | None = None  # None: try the whole remaining range
-    in_slice = 0  # results of the current slice already stored (progress display only)
+        return finish_report(report, client, run.requests_before, run.watermark)
     for _ in range(MAX_PAGES_PER_RUN):
-        if pos >= end:
+        if run.pos >= end:
             break
-        s_end = slice_end or (min(end, pos + width) if width else end)
+        run.next_page()
+    else:
+        raise gh.GitHubError(f"sync stopped after {MAX_PAGES_PER_RUN} pages without finishing")
+    fts.keep_merged(store.db)  # each page's commit added a segment to the full-text index
+    report.complete = True
+    return finish_report(report, client, run.requests_before, run.watermark)
+
+
+class _ApiRun:
+    """One ``sync_api`` run: where it stands in the range (``pos``, the current slice's end and
+    page cursor), the slice width that keeps a search under GitHub's 1,000 results, the page size,
+    and the watermark stored with each page."""
+
+    def __init__(
+        self,
+        store: PRStore,
+        client: gh.GitHubClient,
+        classifier: Classifier,
+        repo: str,
+        now: datetime,
+        end: datetime,
+        report: SyncReport,
+        progress: ProgressFn | None,
+    ) -> None:
+        self.store, self.client, self.classifier, self.repo = store, client, classifier, repo
+        self.now, self.end, self.report, self.progress = now, end, report, progress
+        self.state = sync_state.get(store.db, repo, "api")
+        self.watermark = self.state.watermark if self.state else None
+        self.requests_before = client.requests
+        self.pos = end
+        self.run_start = end
+        self.slice_end: datetime | None = None
+        self.after: str | None = None
+        self.width: timedelta | None = None  # None: try the whole remaining range
+        self.in_slice = 0  # results of the current slice already stored (progress display only)
+        self.page_size = queries.PAGE_SIZE
+
+    def start(self, since: datetime | None, lookback: timedelta) -> None:
+        """Resume an interrupted run of the same range, else start from ``since``, the watermark
+        (less an overlap) or ``lookback`` before the end."""
+        state, end, report = self.state, self.end, self.report
+        resume = _read_cursor(state.cursor) if state and state.in_progress and state.cursor else None
+        if (
+            resume is not None
+            and state is not None
+            and state.window_start is not None
+            and state.window_end is not None
+            and (since is None or since == state.window_start)
+            and end >= state.window_end
+        ):
+            self.run_start = state.window_start
+            self.pos, self.slice_end, self.after = resume
+            report.resumed = True
+            report.notes.append(f"resumed the interrupted sync from {iso(self.pos)}")
+        else:
+            if since is not None:
+                self.run_start = since
+            elif self.watermark is not None:
+                self.run_start = self.watermark - OVERLAP
+            else:
+                self.run_start = end - lookback
+            self.pos = self.run_start
+        report.since, report.until = self.run_start, end
+
+    def shrink(self, variables: dict[str, Any]) -> dict[str, Any]:
+        self.page_size = max(MIN_PAGE, self.page_size // 2)
+        return {**variables, "first": self.page_size}
+
+    def next_page(self) -> None:
+        """Fetch one page: split a slice too dense for search, else store the page and move on."""
+        pos, width = self.pos, self.width
+        s_end = self.slice_end or (min(self.end, pos + width) if width else self.end)
         page = gh.search_page(
-            client, gh.search_string(repo, pos, s_end), first=page_size[0], after=after, adapt=shrink
+            self.client,
+            gh.search_string(self.repo, pos, s_end),
+            first=self.page_size,
+            after=self.after,
+            adapt=self.shrink,
         )
-        if after is None and page.issue_count > gh.SEARCH_RESULT_CAP and s_end - pos > MIN_SLICE:
-            span = s_end - pos
-            new_width = max(MIN_SLICE, span * SLICE_TARGET / page.issue_count)
-            new_width = timedelta(seconds=max(1, int(new_width.total_seconds())))
-            slice_end, width = pos + new_width, new_width
-            report.wasted += 1
-            _emit(
-                progress,
-                Progress(
-                    "split",
-                    f"{iso(pos)}..{iso(s_end)} holds {page.issue_count} PRs (search shows 1000); "
-                    f"slicing to {iso(pos)}..{iso(slice_end)}",
-                    pages=report.pages,
-                    prs=report.fetched,
-                    rate_remaining=client.rate.remaining,
-                ),
-            )
-            continue
-        if after is None and page.issue_count > gh.SEARCH_RESULT_CAP:
-            report.notes.append(
+        if self.after is None and page.issue_count > gh.SEARCH_RESULT_CAP and s_end - pos > MIN_SLICE:
+            self._split(page, s_end)
+            return
+        if self.after is None and page.issue_count > gh.SEARCH_RESULT_CAP:
+            self.report.notes.append(
                 f"{page.issue_count} PRs merged within one second at {iso(pos)}: "
                 "only 1000 are reachable by search"
             )
-        slice_end = s_end
-        regrow()
-        gh.complete_files(client, repo, page.nodes)
-        prs = [gh.pr_from_node(repo, n) for n in page.nodes if n.get("mergedAt")]
-        items = [(pr, classifier(pr)) for pr in prs]
+        self.slice_end = s_end
+        # A gateway timeout is usually one heavy page, not a slower GitHub: after each page that
+        # arrived, double back towards the full size (a 502 used to cost every later page).
+        self.page_size = min(queries.PAGE_SIZE, self.page_size * 2)
+        next_after = self._store(page, s_end)
+        if next_after is None:  # the slice is done
+            if self.width is not None:
+                # Next slice: same density guess, grown when this one was sparse.
+                total = max(1, page.issue_count)
+                seconds = self.width.total_seconds() * min(4.0, SLICE_TARGET / total)
+                self.width = timedelta(seconds=max(1, int(seconds)))
+            self.pos, self.slice_end, self.after = s_end, None, None
+        else:
+            self.after = next_after
+
+    def _split(self, page: gh.SearchPage, s_end: datetime) -> None:
+        """A slice holds more PRs than search shows: narrow it to about ``SLICE_TARGET`` PRs."""
+        pos, report = self.pos, self.report
+        span = s_end - pos
+        new_width = max(MIN_SLICE, span * SLICE_TARGET / page.issue_count)
+        new_width = timedelta(seconds=max(1, int(new_width.total_seconds())))
+        self.slice_end, self.width = pos + new_width, new_width
+        report.wasted += 1
+        _emit(
+            self.progress,
+            Progress(
+                "split",
+                f"{iso(pos)}..{iso(s_end)} holds {page.issue_count} PRs (search shows 1000); "
+                f"slicing to {iso(pos)}..{iso(self.slice_end)}",
+                pages=report.pages,
+                prs=report.fetched,
+                rate_remaining=self.client.rate.remaining,
+            ),
+        )
+
+    def _store(self, page: gh.SearchPage, s_end: datetime) -> str | None:
+        """Classify and store the page's PRs with where the run stands (in one transaction);
+        returns the cursor of the slice's next page, None when the slice is done."""
+        pos, watermark, report, db = self.pos, self.watermark, self.report, self.store.db
+        gh.complete_files(self.client, self.repo, page.nodes)
+        prs = [gh.pr_from_node(self.repo, n) for n in page.nodes if n.get("mergedAt")]
+        items = [(pr, self.classifier(pr)) for pr in prs]
         next_after = page.end_cursor if page.has_next and page.nodes else None
         slice_done = next_after is None
         new_watermark = watermark
         if slice_done and (watermark is None or pos <= watermark):
             new_watermark = max(watermark, s_end) if watermark else s_end
-        finished = slice_done and s_end >= end
-        if finished:
+        if slice_done and s_end >= self.end:
             cursor, w_start, w_end = None, None, None
         elif slice_done:
-            cursor, w_start, w_end = _cursor_text(s_end, None, None), run_start, end
+            cursor, w_start, w_end = _cursor_text(s_end, None, None), self.run_start, self.end
         else:
-            cursor, w_start, w_end = _cursor_text(pos, s_end, next_after), run_start, end
-        with sync_state.transaction(db):
-            counts = store.upsert(items)
-            sync_state.save(db, SyncState(repo, "api", new_watermark, cursor, w_start, w_end), now=now)
-        watermark = new_watermark
+            cursor, w_start, w_end = _cursor_text(pos, s_end, next_after), self.run_start, self.end
+        with write_transaction(db):
+            counts = self.store.upsert(items)
+            sync_state.save(
+                db, SyncState(self.repo, "api", new_watermark, cursor, w_start, w_end), now=self.now
+            )
+        self.watermark = new_watermark
         report.add(counts)
         report.fetched += len(items)
         report.pages += 1
-        if after is None:
+        if self.after is None:
             report.slices += 1
-            in_slice = 0
-        in_slice += len(page.nodes)
+            self.in_slice = 0
+        self.in_slice += len(page.nodes)
         _emit(
-            progress,
+            self.progress,
             Progress(
                 "page",
                 f"{iso(pos)}..{iso(s_end)}: page {report.pages}, {report.fetched} PRs",
@@ -297,23 +352,11 @@ def sync_api(
                 window_start=pos,
                 window_end=s_end,
                 window_total=min(page.issue_count, gh.SEARCH_RESULT_CAP),
-                window_done=in_slice,
-                rate_remaining=client.rate.remaining,
+                window_done=self.in_slice,
+                rate_remaining=self.client.rate.remaining,
             ),
         )
-        if slice_done:
-            if width is not None:
-                # Next slice: same density guess, grown when this one was sparse.
-                total = max(1, page.issue_count)
-                width = timedelta(seconds=max(1, int(width.total_seconds() * min(4.0, SLICE_TARGET / total))))
-            pos, slice_end, after = s_end, None, None
-        else:
-            after = next_after
-    else:
-        raise gh.GitHubError(f"sync stopped after {MAX_PAGES_PER_RUN} pages without finishing")
-    fts.keep_merged(db)  # each page's commit added a segment to the full-text index
-    report.complete = True
-    return finish_report(report, client, requests_before, watermark)
+        return next_after
 
 
 def finish_report(
@@ -336,7 +379,7 @@ def fetch_and_store(
     pr = gh.fetch_pr(client, repo, number)
     if pr is None:
         return None
-    with sync_state.transaction(store.db):
+    with write_transaction(store.db):
         store.upsert([(pr, classifier(pr))])
     # no ``fts.keep_merged`` here: someone waits for this answer; the next sync merges
     return store.get(repo, number)
@@ -486,7 +529,7 @@ def sync_git(
         for pr in chunk:
             if newest is None or pr.merged_at > newest:
                 newest = pr.merged_at
-        with sync_state.transaction(db):
+        with write_transaction(db):
             counts = store.upsert(items, batch=max(batch, 1))
             if plain:
                 cursor = _git_progress_text(walk.head, last_commit, walk.base)
@@ -518,7 +561,7 @@ def sync_git(
     report.skipped = stats.skipped
     if until is None:
         head = walks[-1].head if walks else gitlog.head_commit(root)
-        with sync_state.transaction(db):
+        with write_transaction(db):
             sync_state.save(db, SyncState(repo, "git", newest, head, None, None), now=now)
     report.watermark = newest
     report.complete = True

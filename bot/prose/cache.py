@@ -15,15 +15,14 @@ from storage import prose_cache
 if TYPE_CHECKING:
     import sqlite3
 
-    import sqlite_utils
-
     from commands.registry import Context
+    from storage.connection import Cache
 
 T = TypeVar("T")
 
 
 class DirectCache:
-    def __init__(self, db: sqlite_utils.Database | sqlite3.Connection, model: str) -> None:
+    def __init__(self, db: Cache | sqlite3.Connection, model: str) -> None:
         self.db = db
         self.model = model
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bot.config.read_settings import ReadSettings
     from bot.config.settings import Settings
 
 MAX_REQUESTS = 15  # requests to the model per digest, retries included
@@ -29,7 +28,7 @@ class ProseConfig:
         return f"{self.url}/chat/completions"
 
 
-def prose_config(settings: Settings | ReadSettings) -> ProseConfig | None:
+def prose_config(settings: Settings) -> ProseConfig | None:
     """The configured model, or None when ``PRDIGEST_LLM_URL`` is not set (prose stays off)."""
     url, model = settings.prdigest_llm_url, settings.prdigest_llm_model
     if not url or not model:

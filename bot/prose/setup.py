@@ -9,17 +9,13 @@ from bot.prose.config import prose_config
 if TYPE_CHECKING:
     import sqlite3
 
-    import sqlite_utils
-
-    from bot.config.read_settings import ReadSettings
     from bot.config.settings import Settings
     from bot.prose.cache import Lanes
     from bot.prose.writer import ProseWriter
+    from storage.connection import Cache
 
 
-def prose_writer(
-    settings: Settings | ReadSettings, db: sqlite_utils.Database | sqlite3.Connection
-) -> ProseWriter | None:
+def prose_writer(settings: Settings, db: Cache | sqlite3.Connection) -> ProseWriter | None:
     """A writer over the cache ``db`` (used from the thread that owns it), or None when
     ``PRDIGEST_LLM_URL`` is not set. httpx is imported only when a model is configured."""
     config = prose_config(settings)

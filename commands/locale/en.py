@@ -135,15 +135,7 @@ STRINGS: dict[str, str] = {
     "score.bot": "opened by a bot ({detail})",
     "score.theme": 'part of the theme "{detail}"',
     "score.theme_lift": 'part of the theme "{detail}" ({n} PRs), which lifts the {kind} penalty',
-    # storyline themes (commands/report/themes.py); ".one" is the singular where English needs it
-    "theme.action.migrate": "migration",
-    "theme.action.port": "port",
-    "theme.action.tune": "tuning",
-    "theme.action.deprecate": "deprecations",
-    "theme.action.remove": "removals",
-    "theme.action.refactor": "refactoring",
-    "theme.action.optimize": "optimisation",
-    "theme.action.fix": "fixes",
+    # storyline themes (commands/report/storyline_text.py); ".one" is the singular where English needs it
     "theme.kind.feature": "{n} new features",
     "theme.kind.feature.one": "1 new feature",
     "theme.kind.bugfix": "{n} fixes",

@@ -8,8 +8,8 @@ and the JSON agree (a test reads the numbers back out of the text).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import ROUND_HALF_UP, Decimal
 
+from classify.periods import Period
 from commands.locale import has, t
 
 _SMALL = {"en": ("zero", "one", "two", "three", "four"), "zh": ("零", "一", "两", "三", "四")}
@@ -39,6 +39,8 @@ def num_word(n: int, lang: str) -> str:
 def rounded(value: float, digits: int = 0) -> float:
     """``value`` rounded half away from zero, as a reader rounds (2.25 → 2.3, 0.5 → 1): Python's
     ``round`` rounds to even on exact halves (2.25 → 2.2), which four-week averages often are."""
+    from decimal import ROUND_HALF_UP, Decimal  # a digest's: risks and pr start faster without it
+
     quantum = Decimal(1).scaleb(-digits)
     return float(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
 
@@ -108,3 +110,11 @@ def join_list(items: Sequence[str], lang: str, limit: int | None = None, *, conj
     if not conjunction or len(values) == 1:
         return ", ".join(values)
     return ", ".join(values[:-1]) + " and " + values[-1]
+
+
+def period_text(period: Period, lang: str) -> str:
+    """A period as a reader of ``lang`` sees it: a week or a range as written (``2026-W19``), the
+    rolling window in words ("last 7 days", "最近 7 天"); ``period.label`` stays the JSON's."""
+    if period.kind == "rolling":
+        return t(lang, "period.rolling", days=period.length.days)
+    return period.label

@@ -119,15 +119,7 @@ STRINGS: dict[str, str] = {
     "score.bot": "由机器人提交（{detail}）",
     "score.theme": "属于主题“{detail}”",
     "score.theme_lift": "属于主题“{detail}”，作为主题的一部分不再按类型扣分",
-    # storyline themes (commands/report/themes.py)
-    "theme.action.migrate": "迁移",
-    "theme.action.port": "移植",
-    "theme.action.tune": "调优",
-    "theme.action.deprecate": "弃用",
-    "theme.action.remove": "移除",
-    "theme.action.refactor": "重构",
-    "theme.action.optimize": "优化",
-    "theme.action.fix": "修复",
+    # storyline themes (commands/report/storyline_text.py)
     "theme.kind.feature": "{n} 个新功能",
     "theme.kind.bugfix": "{n} 个修复",
     "theme.kind.perf": "{n} 个性能优化",

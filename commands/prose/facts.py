@@ -18,15 +18,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from classify.models import FlagKind
+from classify.models import FlagKind, ListedPR
+from classify.periods import Period
 from classify.rules import Profile
+from classify.storylines import Theme, clean_title
 from commands.locale import flag_label
 from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items
+from commands.locale.words import period_text
 from commands.model import Bullet, BulletList, ProsePart, PRRef, Section
-from commands.period import Period
-from commands.report.themes import Theme, clean_title
-from storage.prs import StoredPR
 
 THEME_PRS = 6  # a theme's PRs the model is told about (its leading ones)
 RISK_PRS = 5  # PRs per risk line (as many as the computed line links)
@@ -45,10 +45,10 @@ class DigestView(Protocol):
     key: set[int]
     themes: list[Theme]
 
-    def flagged(self, kind: str) -> list[StoredPR]: ...
+    def flagged(self, kind: str) -> list[ListedPR]: ...
 
 
-Ref = Callable[[StoredPR], PRRef]
+Ref = Callable[[ListedPR], PRRef]
 
 
 @dataclass
@@ -65,7 +65,7 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def pr_facts(s: StoredPR, stats: DigestView, profile: Profile, lang: str) -> dict[str, Any]:
+def pr_facts(s: ListedPR, stats: DigestView, profile: Profile, lang: str) -> dict[str, Any]:
     """One PR as the computed digest knows it."""
     title = clean_title(s.pr.title)
     out: dict[str, Any] = {"number": s.pr.number, "title": title}
@@ -89,7 +89,7 @@ def pr_facts(s: StoredPR, stats: DigestView, profile: Profile, lang: str) -> dic
     return out
 
 
-def _flag(s: StoredPR, kind: FlagKind, lang: str) -> dict[str, Any]:
+def _flag(s: ListedPR, kind: FlagKind, lang: str) -> dict[str, Any]:
     flag = s.cls.flag(kind)
     shown = evidence_items(kind, flag.evidence, lang, s.pr.title, quote_limit=EVIDENCE_CHARS) if flag else []
     out: dict[str, Any] = {"flag": kind, "label": flag_label(lang, kind)}
@@ -103,7 +103,7 @@ def _common(stats: DigestView, lang: str, part: str) -> dict[str, Any]:
         "part": part,
         "language": "Chinese (zh)" if lang == "zh" else "English (en)",
         "repository": stats.repo,
-        "period": stats.period.shown(lang),
+        "period": period_text(stats.period, lang),
     }
 
 
@@ -139,7 +139,7 @@ def theme_part(
 
 
 def key_prs_part(
-    key_prs: Sequence[StoredPR], stats: DigestView, profile: Profile, lang: str, ref: Ref
+    key_prs: Sequence[ListedPR], stats: DigestView, profile: Profile, lang: str, ref: Ref
 ) -> ProsePart:
     facts = {**_common(stats, lang, "key_prs"), "prs": [pr_facts(s, stats, profile, lang) for s in key_prs]}
     return ProsePart(
@@ -153,7 +153,7 @@ def key_prs_part(
     )
 
 
-def _risk_entry(s: StoredPR, kind: str, profile: Profile, lang: str) -> dict[str, Any]:
+def _risk_entry(s: ListedPR, kind: str, profile: Profile, lang: str) -> dict[str, Any]:
     """A PR under a risk: its title, modules, flags, and the evidence of that risk."""
     out: dict[str, Any] = {"number": s.pr.number, "title": clean_title(s.pr.title)}
     modules = [profile.module_label(m, lang) for m in s.cls.modules[:3] if m != profile.catch_all_module]
@@ -166,7 +166,7 @@ def _risk_entry(s: StoredPR, kind: str, profile: Profile, lang: str) -> dict[str
     return out
 
 
-def _risk_prs(stats: DigestView, kind: str) -> list[StoredPR]:
+def _risk_prs(stats: DigestView, kind: str) -> list[ListedPR]:
     if kind == "large":  # the risk line names the biggest first
         found = stats.flagged("large")
         return sorted(found, key=lambda s: (-(s.pr.additions + s.pr.deletions), -s.pr.number))[:RISK_PRS]
@@ -213,7 +213,7 @@ def digest_parts(
     lang: str,
     layout: DigestLayout,
     sections: Sequence[Section],
-    key_prs: Callable[[], list[StoredPR]],
+    key_prs: Callable[[], list[ListedPR]],
     ref: Ref,
 ) -> list[ProsePart]:
     """Every part of a digest a model may word: each theme, the risks, the key PRs."""

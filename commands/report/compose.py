@@ -16,21 +16,20 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from classify.models import FLAG_KINDS, FlagKind
+from classify.models import FLAG_KINDS, FlagKind, ListedPR
 from classify.rules import Profile
+from classify.storylines import Theme, clean_title, kind_counts
 from commands.common import pr_ref
 from commands.locale import flag_label, t, zh_spacing
 from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items
-from commands.locale.words import avg_text, change_words, count, join_list, tn
+from commands.locale.words import avg_text, change_words, count, join_list, period_text, tn
 from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply, Section, Table
 from commands.prose.facts import DigestLayout, digest_parts
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, Recommendation, recommendations
 from commands.report.stats import DigestStats, module_tally
-from commands.report.themes import Theme, clean_title, kind_counts
 from commands.report.trends import Trend, module_trends, movers
-from storage.prs import StoredPR
 
 QUICKVIEW = 8
 THEME_ITEMS = 3  # PRs listed under a theme (two when the theme has a one-sentence summary)
@@ -44,7 +43,7 @@ COMPARE_ROWS: tuple[str, ...] = ("merged", "core-path", "missing-tests", "breaki
 SUMMARY_FLAGS: tuple[FlagKind, ...] = ("core-path", "missing-tests", "breaking")
 
 
-def _tags(s: StoredPR, stats: DigestStats, lang: str) -> str:
+def _tags(s: ListedPR, stats: DigestStats, lang: str) -> str:
     tags = ([t(lang, "tag.key")] if s.pr.number in stats.key else []) + [
         flag_label(lang, k) for k in s.cls.flag_kinds if k in SUMMARY_FLAGS
     ]
@@ -53,7 +52,7 @@ def _tags(s: StoredPR, stats: DigestStats, lang: str) -> str:
     return f"（{'、'.join(tags)}）" if lang == "zh" else f" [{' · '.join(tags)}]"
 
 
-def _entry(s: StoredPR, stats: DigestStats, lang: str) -> Bullet:
+def _entry(s: ListedPR, stats: DigestStats, lang: str) -> Bullet:
     """A theme line: clean title, its first measured effect, tags — and the PR link."""
     text = clean_title(s.pr.title)
     if s.cls.highlights:
@@ -173,7 +172,7 @@ def _count_label(kind: str, lang: str) -> str:
 
 
 def _theme_summary(th: Theme, lang: str) -> str | None:
-    """The theme's one computed sentence in ``lang`` (``commands.report.themes.describe``)."""
+    """The theme's one computed sentence in ``lang`` (``commands.report.storyline_text.describe``)."""
     summary = th.summary.get(lang) or th.summary.get("en")
     return summary if summary and summary.strip() else None
 
@@ -307,7 +306,7 @@ def _trends(stats: DigestStats, trends: list[Trend], label: LabelFn, lang: str) 
 # -- risks ---------------------------------------------------------------------------------------
 
 
-def _mostly(prs: Sequence[StoredPR], label: LabelFn, lang: str) -> tuple[str, list[tuple[str, int]]]:
+def _mostly(prs: Sequence[ListedPR], label: LabelFn, lang: str) -> tuple[str, list[tuple[str, int]]]:
     """ "Attention (15), MoE (12), …": the modules most of ``prs`` touch, counted as the module table counts."""
     top = module_tally(prs).most_common(TOP_MODULES)
     items = [t(lang, "digest.module_count", module=label(m), n=n) for m, n in top]
@@ -332,7 +331,7 @@ def _risk_summary(stats: DigestStats, kind: FlagKind) -> dict[str, Any]:
     }
 
 
-def _breaking_item(s: StoredPR, lang: str) -> str:
+def _breaking_item(s: ListedPR, lang: str) -> str:
     flag = s.cls.flag("breaking")
     shown = (
         evidence_items("breaking", flag.evidence, lang, s.pr.title, quote_limit=QUOTE_CHARS) if flag else []
@@ -343,7 +342,7 @@ def _breaking_item(s: StoredPR, lang: str) -> str:
     return f"{title}（{shown[0]}）" if lang == "zh" else f"{title} ({shown[0]})"
 
 
-def _dependency_item(s: StoredPR, lang: str) -> str:
+def _dependency_item(s: ListedPR, lang: str) -> str:
     flag = s.cls.flag("dependency")
     shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
     if not shown:
@@ -365,7 +364,7 @@ def _tallied(items: list[str], lang: str) -> list[str]:
     ]
 
 
-def _revert_item(s: StoredPR, stats: DigestStats, lang: str) -> str:
+def _revert_item(s: ListedPR, stats: DigestStats, lang: str) -> str:
     flag = s.cls.flag("revert")
     shown = evidence_items("revert", flag.evidence, lang, s.pr.title) if flag else []
     reverted = stats.reverted.get(s.pr.number)
@@ -466,7 +465,7 @@ def _first_sentences(text: str, limit: int = GIST_CHARS) -> str:
     return cut[: space if space > 0 else limit].rstrip(" ,;:") + "…"
 
 
-def _quick_en(s: StoredPR) -> str:
+def _quick_en(s: ListedPR) -> str:
     parts = []
     if s.cls.gist:
         parts.append(_first_sentences(s.cls.gist))
@@ -476,7 +475,7 @@ def _quick_en(s: StoredPR) -> str:
     return " ".join(parts)
 
 
-def _quick_zh(s: StoredPR, profile: Profile, label: LabelFn) -> str:
+def _quick_zh(s: ListedPR, profile: Profile, label: LabelFn) -> str:
     """A computed Chinese sentence: what kind of change, where, its measured effect and risk."""
     modules = [label(m) for m in s.cls.modules[:2] if m != profile.catch_all_module]
     what = profile.kind_label(s.cls.kind, "zh") if s.cls.kind != profile.default_kind else ""
@@ -490,7 +489,7 @@ def _quick_zh(s: StoredPR, profile: Profile, label: LabelFn) -> str:
     return zh_spacing("；".join(parts) + "。")
 
 
-def _key_prs(stats: DigestStats) -> list[StoredPR]:
+def _key_prs(stats: DigestStats) -> list[ListedPR]:
     """The PRs of the quick view, most important first."""
     return [s for s in stats.ranked() if s.pr.number in stats.key][:QUICKVIEW]
 
@@ -517,7 +516,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
         return profile.module_label(module, lang)
 
     kind = "week" if stats.comparison.weekly else "period"
-    title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=stats.period.shown(lang))
+    title = t(lang, f"digest.title_{kind}", repo=stats.repo, period=period_text(stats.period, lang))
     if stats.modules_filter:
         title += " · " + ", ".join(label(m) for m in stats.modules_filter)
         if stats.filter.match != "any":

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from classify.key_prs import key_numbers, with_period_parts
+from classify.models import StoredPR
+from classify.periods import Period
 from classify.rules import Profile
-from commands.common import key_numbers, with_period_parts
-from commands.period import Period
-from storage.prs import PRStore, StoredPR
+from storage.prs import PRStore
 
 
 @dataclass(frozen=True)

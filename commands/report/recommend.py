@@ -9,19 +9,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from classify.models import ListedPR
+from classify.storylines import Theme
 from commands.locale import t
 from commands.locale.evidence import evidence_items
 from commands.locale.words import avg_text, join_list, tn
 from commands.report.phrases import average_phrase
 from commands.report.stats import DigestStats, module_tally
-from commands.report.themes import Theme
-from storage.prs import StoredPR
 
 
 @dataclass(frozen=True)
 class Recommendation:
     text: str
-    prs: list[StoredPR]
+    prs: list[ListedPR]
 
 
 LabelFn = Callable[[str], str]
@@ -30,17 +30,17 @@ MAX_PACKAGES = 4  # packages a recommendation names
 MAX_RECOMMENDATIONS = 5  # the most pressing first; the digest stays as short as the team's report
 
 
-def top_modules(prs: list[StoredPR], label: LabelFn, lang: str, n: int = 3) -> str:
+def top_modules(prs: list[ListedPR], label: LabelFn, lang: str, n: int = 3) -> str:
     """The modules most of ``prs`` touch (counted as the module table counts), by name."""
     return join_list([label(m) for m, _ in module_tally(prs).most_common(n)], lang)
 
 
-def _packages(deps: list[StoredPR], lang: str) -> tuple[list[str], list[StoredPR]]:
+def _packages(deps: list[ListedPR], lang: str) -> tuple[list[str], list[ListedPR]]:
     """The upgraded packages by name (the risk section gives their versions), and the PRs
     upgrading them: only what the evidence names with a version ("xgrammar 0.1 → 0.2") is a
     package; a PR that only changed a requirements file names none (its file is no package)."""
     names: list[str] = []
-    prs: list[StoredPR] = []
+    prs: list[ListedPR] = []
     for s in deps:
         flag = s.cls.flag("dependency")
         shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
@@ -55,7 +55,7 @@ def _packages(deps: list[StoredPR], lang: str) -> tuple[list[str], list[StoredPR
     return names, prs
 
 
-def _refreshes_only(s: StoredPR) -> bool:
+def _refreshes_only(s: ListedPR) -> bool:
     flag = s.cls.flag("dependency")
     return flag is not None and all(e.endswith(" refreshed") for e in flag.evidence)
 

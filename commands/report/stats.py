@@ -17,22 +17,18 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from classify.models import FLAG_KINDS
+from classify.key_prs import key_count, key_numbers, select_key, with_period_parts
+from classify.models import FLAG_KINDS, ListedPR, StoredPR
+from classify.periods import COMPARE_WEEKS, Period, covered_windows
 from classify.rules import Profile
-from commands.common import key_count, key_numbers, select_key, with_period_parts
-from commands.period import Period
-from commands.report.themes import Theme, describe, find_themes, rebind, theme_parts
-from commands.title_keys import title_stamp
+from classify.storylines import Theme, find_themes, rebind, theme_parts
+from commands.report.storyline_text import describe
 from storage.aggregates import TitleCounts
-from storage.prs import PRStore, StoredPR, TagFilter
+from storage.prs import PRStore, TagFilter
 
-COMPARE_WEEKS = 4
 COUNT_KEYS = ("merged", "key", *FLAG_KINDS)
-# A window counts as covered when it starts at most this long before the cache's first PR: the
-# first PR of a fully synced week is rarely merged in its first minutes (or hours, in another zone).
-COVERAGE_SLACK = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -72,22 +68,22 @@ class Comparison:
 class DigestStats:
     repo: str
     period: Period
-    prs: list[StoredPR]
+    prs: list[ListedPR]
     key: set[int]
     previous: list[Window]
     modules_filter: tuple[str, ...] = ()
     filter: TagFilter = field(default_factory=TagFilter)
     """the full filter (modules with their match mode, flags); ``modules_filter`` is its modules"""
     themes: list[Theme] = field(default_factory=list)
-    """the period's storylines (``commands.report.themes``), each with its computed sentence"""
+    """the period's storylines (``classify.storylines``), each with its computed sentence"""
     counts: dict[str, int] = field(default_factory=dict)
     comparison: Comparison = field(default_factory=lambda: Comparison(0, 7, True, None))
     merged_overall: int | None = None
     """with a module filter: every PR merged in the period, to say how many the filter left out"""
     reverted: dict[int, StoredPR] = field(default_factory=dict)
     """revert PR number → the PR it reverted, when that PR is in the cache"""
-    _flagged: dict[str, list[StoredPR]] | None = field(default=None, repr=False)
-    _ranked: list[StoredPR] | None = field(default=None, repr=False)
+    _flagged: dict[str, list[ListedPR]] | None = field(default=None, repr=False)
+    _ranked: list[ListedPR] | None = field(default=None, repr=False)
     _modules: Counter[str] | None = field(default=None, repr=False)
 
     @property
@@ -98,17 +94,17 @@ class DigestStats:
     def compared(self) -> bool:
         return bool(self.previous)
 
-    def flagged(self, kind: str) -> list[StoredPR]:
+    def flagged(self, kind: str) -> list[ListedPR]:
         """PRs with a flag, most important first (indexed once per digest)."""
         if self._flagged is None:
-            index: dict[str, list[StoredPR]] = {}
+            index: dict[str, list[ListedPR]] = {}
             for s in self.ranked():
                 for f in s.cls.flags:
                     index.setdefault(f.kind, []).append(s)
             self._flagged = index
         return list(self._flagged.get(kind, []))
 
-    def ranked(self) -> list[StoredPR]:
+    def ranked(self) -> list[ListedPR]:
         """The period's PRs, most important first (sorted once per digest; a copy)."""
         if self._ranked is None:
             self._ranked = sorted(self.prs, key=rank_key)
@@ -133,11 +129,11 @@ class DigestStats:
         return {m: c / n for m, c in total.items()}
 
 
-def rank_key(s: StoredPR) -> tuple[float, int]:
+def rank_key(s: ListedPR) -> tuple[float, int]:
     return (-s.cls.score, -s.pr.number)
 
 
-def module_tally(prs: Sequence[StoredPR]) -> Counter[str]:
+def module_tally(prs: Sequence[ListedPR]) -> Counter[str]:
     """How many of ``prs`` touch each module (a PR counts once per module, as in the module table)."""
     return Counter(itertools.chain.from_iterable(dict.fromkeys(s.cls.modules) for s in prs))
 
@@ -182,7 +178,7 @@ def windows_and_titles(
             Window(period, _counts(merged, min(key_count(merged, profile.key_share), ok), flags), mods, [])
             for period, (merged, flags, mods), ok in zip(periods, stored, eligible, strict=True)
         ]
-        titles = store.title_counts(repo, spans, title_stamp(profile), [w.counts["merged"] for w in out])
+        titles = store.title_counts(repo, spans, profile.content_hash, [w.counts["merged"] for w in out])
         if titles is not None:
             return out, titles
     rows = store.window_rows(repo, spans, modules)
@@ -194,16 +190,6 @@ def windows_and_titles(
         module_counts = store.tag_counts(repo, "module", period.start, period.end, modules)
         out.append(Window(period, _counts(len(prs), key, flags), module_counts, [r[3] for r in prs]))
     return out, [w.titles for w in out]
-
-
-def covered_windows(period: Period, cache_start: datetime | None) -> tuple[list[Period], bool]:
-    """The (up to four) windows before ``period`` that the cache covers, and whether the cache's
-    start left some out."""
-    candidates = period.previous(COMPARE_WEEKS)
-    if cache_start is None:
-        return [], False
-    kept = [p for p in candidates if p.start >= cache_start - COVERAGE_SLACK]
-    return kept, len(kept) < COMPARE_WEEKS
 
 
 def gather(
@@ -287,7 +273,7 @@ def gather(
     return stats
 
 
-def _reverted(store: PRStore, repo: str, reverts: Sequence[StoredPR]) -> dict[int, StoredPR]:
+def _reverted(store: PRStore, repo: str, reverts: Sequence[ListedPR]) -> dict[int, StoredPR]:
     """The PRs the period's reverts undo (named as ``#123`` in their evidence), from the cache."""
     out: dict[int, StoredPR] = {}
     for s in reverts:

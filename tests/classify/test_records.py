@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from classify.models import Classification, FieldError, FileChange, Flag, PullRequest, ScorePart, unchecked
+from classify.models import Classification, FieldError, FileChange, Flag, PullRequest, ScorePart
 from classify.records import RecordInvalid, parse_pr, parse_pr_json, pr_json
 
 GOOD: dict[str, Any] = {
@@ -84,12 +84,18 @@ def test_points_and_scores_are_floats_as_pydantic_made_them() -> None:
     assert repr(Classification(score=2).score) == "2.0"
 
 
-def test_unchecked_builds_the_same_object_from_positions() -> None:
+def test_every_model_checks_itself_whoever_builds_it() -> None:
+    """No constructor skips the checks (storage reads rows back through the same ones)."""
     pr = parse_pr(GOOD)
-    values = [getattr(pr, name) for name in PullRequest.__dataclass_fields__]
-    assert unchecked(PullRequest)(*values) == pr
-    frozen = unchecked(FileChange)("a", 1, 2, "renamed", "b")
-    assert frozen == FileChange(path="a", additions=1, deletions=2, change_type="renamed", previous_path="b")
+    values = {name: getattr(pr, name) for name in PullRequest.__dataclass_fields__}
+    assert PullRequest(**values) == pr
+    with pytest.raises(FieldError, match="number: Input should be greater than 0"):
+        PullRequest(**{**values, "number": 0})
+    with pytest.raises(FieldError, match="additions: Input should be greater than or equal to 0"):
+        FileChange(path="a", additions=-1)
+    with pytest.raises(FieldError, match="kind: Input should be"):
+        Flag(kind="nope", evidence=[])  # type: ignore[arg-type]
+    frozen = FileChange(path="a", additions=1, deletions=2, change_type="renamed", previous_path="b")
     with pytest.raises(AttributeError):
         frozen.path = "c"  # type: ignore[misc]
 

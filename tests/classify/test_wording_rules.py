@@ -14,8 +14,8 @@ from classify.engine import classify
 from classify.gist import echoes, gist
 from classify.models import Classification, FileChange, PullRequest
 from classify.rules import Profile
+from classify.storylines import find_themes
 from classify.text import clean_body, highlights, table_effects
-from commands.report.themes import find_themes
 from storage.prs import StoredPR
 from tests.classify.helpers import pr, vllm_body
 

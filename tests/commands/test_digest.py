@@ -10,8 +10,8 @@ from datetime import datetime
 
 import pytest
 
+from classify.periods import parse_period
 from commands.model import Heading
-from commands.period import parse_period
 from commands.registry import Context
 from commands.render import render
 from tests.conftest import DEMO_NOW, RunFn

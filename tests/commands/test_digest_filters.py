@@ -8,7 +8,7 @@ from datetime import datetime
 
 import pytest
 
-from commands.period import parse_period
+from classify.periods import parse_period
 from commands.registry import Context
 from storage.prs import TagFilter
 from tests.conftest import DEMO_NOW, RunFn

@@ -1,5 +1,5 @@
 """The digest a team lead can post unedited: its numbers agree with its tables and JSON, its
-periods are compared fairly, it is short, and its Chinese is Chinese (issue 13, points 4–8)."""
+periods are compared fairly, it is short, and its Chinese is Chinese."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from classify.rules import Profile
+from classify.storylines import clean_title
 from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items
 from commands.locale.words import avg_text, shown_change
@@ -20,7 +21,6 @@ from commands.model import BulletList, Heading, Paragraph, Reply, Table
 from commands.registry import Context
 from commands.render import render
 from commands.report.compose import RISK_NAMED
-from commands.report.themes import clean_title
 from storage.db import connect
 from storage.prs import PRStore
 from tests.conftest import DEMO_NOW, RunFn
@@ -458,7 +458,7 @@ def test_chinese_risks_and_pr_are_chinese(run: RunFn) -> None:
             assert leak not in text, (leak, reply.command)
 
 
-# -- wording a team lead posts unedited (review finding 20) ----------------------------------------------
+# -- wording a team lead posts unedited ----------------------------------------------------------------
 
 
 def _summary(reply: Reply) -> str:

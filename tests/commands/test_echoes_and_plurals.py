@@ -1,4 +1,4 @@
-"""What answers repeat back and how they count (review findings 21 and 22): search tags name
+"""What answers repeat back and how they count: search tags name
 modules by their labels, one file is "1 file", a cut echo says it was cut, a long search is not
 repeated whole, a subscription's `match all` error does not suggest a digest command."""
 

@@ -1,4 +1,4 @@
-"""Quiet, precise flags on the demo history (issue 13, point 3): core-path is the engine's hot
+"""Quiet, precise flags on the demo history: core-path is the engine's hot
 path, and every flag's evidence names what matters — never the PR's title again."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from classify.engine import classify
 from classify.records import parse_pr
 from classify.rules import Profile
+from classify.storylines import clean_title
 from commands.locale.evidence import evidence_items
 from commands.registry import Context
 from commands.render import render
-from commands.report.themes import clean_title
 from tests.conftest import RunFn
 
 WEEKS = ("2026-W14", "2026-W15", "2026-W16", "2026-W17", "2026-W18", "2026-W19")

@@ -1,4 +1,4 @@
-"""Help states each command's real default (review finding 4): search without a period searches the
+"""Help states each command's real default: search without a period searches the
 whole cache, digest and risks cover the last 7 days."""
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ def test_without_theme_points_pr_reads_only_the_stored_scores(generic: Profile) 
 
 
 def test_theme_points_decide_which_prs_are_key_never_how_many() -> None:
-    from commands.common import key_numbers
+    from classify.key_prs import key_numbers
 
     rows = [(1, 5.0, 10), (2, 4.0, 10), (3, 1.0, 500), (4, 3.0, 10), (5, 0.5, 10)]
     assert key_numbers(rows, share=0.4, min_score=2.0) == [1, 2]

@@ -1,5 +1,5 @@
-"""The registry's table of command modules is what the modules register (the CLI and dispatch
-import only the command asked for, so the table must not drift)."""
+"""The registry's loaders are what the modules register (the CLI and dispatch import only the
+command asked for, so the table must not drift)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,30 @@ import subprocess
 import sys
 
 from bot.cli.main import CLI_COMMANDS
-from commands.registry import COMMAND_MODULES, REGISTRY, specs
+from commands.registry import COMMAND_NAMES, LOADERS, REGISTRY, specs
 
 
 def test_every_command_is_registered_by_the_module_the_table_names() -> None:
     every = specs()
-    assert [s.name for s in every] == list(COMMAND_MODULES)
-    assert set(REGISTRY) == set(COMMAND_MODULES)
+    assert [s.name for s in every] == list(COMMAND_NAMES) == list(LOADERS)
+    assert set(REGISTRY) == set(COMMAND_NAMES)
     for spec in every:
-        assert spec.handler.__module__ == COMMAND_MODULES[spec.name]
         assert spec.summary == f"cmd.{spec.name}"  # what `prdigest --help` shows without importing it
+
+
+def test_each_loader_registers_its_command_in_a_fresh_process() -> None:
+    """A loader that imported the wrong module would leave its command unregistered."""
+    code = (
+        "import sys\n"
+        "from commands.registry import LOADERS, REGISTRY\n"
+        "name = sys.argv[1]\n"
+        "LOADERS[name]()\n"
+        "print(REGISTRY[name].handler.__module__)\n"
+    )
+    for name in LOADERS:
+        run = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, (name, run.stderr)
+        assert run.stdout.strip().startswith("commands."), name
 
 
 def test_the_terminal_has_exactly_the_commands_marked_for_it() -> None:

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from classify.models import FLAG_KINDS
+from classify.periods import parse_period
 from commands.model import Invocation
-from commands.period import parse_period
 from commands.registry import REGISTRY, Context, dispatch
 from commands.render import render
 from commands.search import MAX_RESULTS, fts_query

@@ -16,12 +16,12 @@ import pytest
 
 from bot.ingest.demo import DEMO_REPO
 from classify.engine import classify
+from classify.periods import Period, week_of
 from classify.rules import Profile, load_profile
-from commands.period import Period, week_of
+from classify.title_keys import ProfileTitleKeys
 from commands.report import stats as stats_module
 from commands.report.stats import gather
 from commands.report.stored_themes import dumps, loads
-from commands.title_keys import ProfileTitleKeys
 from storage.db import connect
 from storage.prs import PRStore
 from storage.storylines import stored_periods
@@ -77,7 +77,7 @@ def _retitle(store: PRStore, profile: Profile, when: datetime, prefix: str) -> i
 
 
 def test_stored_storylines_are_find_themes_own_result(cache: Path) -> None:
-    from commands.report.themes import find_themes
+    from classify.storylines import find_themes
 
     profile = load_profile()
     store = PRStore(connect(cache))
@@ -136,7 +136,7 @@ def test_another_process_write_is_seen_at_the_next_read(cache: Path, finds: Find
         "from datetime import datetime, UTC\n"
         "from classify.engine import classify\n"
         "from classify.rules import load_profile\n"
-        "from commands.title_keys import ProfileTitleKeys\n"
+        "from classify.title_keys import ProfileTitleKeys\n"
         "from storage.db import connect\n"
         "from storage.prs import PRStore\n"
         "p = load_profile()\n"

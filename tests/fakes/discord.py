@@ -124,7 +124,7 @@ class Perm(enum.IntFlag):
 
 
 ALL_PERMS = (1 << 51) - 1
-#: what the bot's invite asks for (issue 11, point 5)
+#: what the bot's invite asks for: only the permissions it uses
 BOT_PERMISSIONS = (
     Perm.VIEW_CHANNEL
     | Perm.SEND_MESSAGES

@@ -11,10 +11,11 @@ import asyncio
 import threading
 from pathlib import Path
 
+from bot.config.components import ServeOptions
 from bot.config.settings import Settings
 from bot.host.http_guard import HttpLimits
 from bot.host.runner import CommandRunner
-from bot.host.serve import Host, ServeOptions, build_host
+from bot.host.serve import Host, build_host
 
 
 class RunningHost:

@@ -30,12 +30,12 @@ from bot.chat.slack.render import render as slack_render
 from bot.delivery.deliverer import Deliverer
 from bot.ingest.demo import DEMO_REPO, demo_data_path
 from bot.ingest.load import import_file
+from classify.periods import week_of
 from classify.rules import Profile, load_profile
+from classify.schedule import Due
 from commands.model import Invocation, Reply
-from commands.period import week_of
 from commands.registry import Context, dispatch
 from commands.render import render
-from commands.schedule import Due
 from storage.db import connect
 from storage.prs import PRStore
 from storage.subscriptions import Subscription

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from classify.models import Classification, FileChange, Flag, PullRequest
+from classify.models import Classification, FileChange, Flag, ListedPR, PullRequest
 from storage.db import StoreError, connect
 from storage.prs import PRStore, read_prs
 
@@ -333,37 +333,28 @@ def test_search_counts_a_shared_cache_per_repository(store: PRStore) -> None:
     assert store.search("x/y", '"moe"*', None, None)[1] == 12
 
 
-def test_list_reads_decode_every_light_column_in_place(store: PRStore) -> None:
-    """merged_between, flagged_between and search decode rows by position; they must agree with
-    get() on every field they carry (a reordered column list would swap values silently)."""
+def test_list_reads_decode_every_listed_column_in_place(store: PRStore) -> None:
+    """merged_between, flagged_between and search decode rows by position into one ``ListedPR``;
+    they must agree with get() on every field they carry (a reordered column list would swap
+    values silently), and carry nothing a list does not read."""
     pr, cls = make(21, title="[Core] Faster scheduler", body="Cuts scheduling overhead by 30%.")
     pr = replace(pr, created_at=T0 - timedelta(days=2), base_branch="release", labels=["x"])
     cls = replace(cls, highlights=["30% less overhead"], kind="perf", gist="Faster scheduling.")
     store.upsert([(pr, cls)])
     full = store.get("o/r", 21)
-    assert full is not None
-    omitted = {"body": "", "files": [], "updated_at": None}
-    # a search's rows: what a search page shows (identity, merge time, modules, flags, gist)
-    found = store.search("o/r", '"scheduler"', None, None)[0][0]
-    unread_search = {"created_at": None, "base_branch": "", "labels": [], "additions": 0, "deletions": 0}
-    unread_search |= {"changed_files": 0, "source": "import"}
-    assert asdict(found.pr) == {**asdict(full.pr), **omitted, **unread_search}
-    unread_search_cls = {"kind": "", "score": 0.0, "highlights": [], "profile": "", "profile_version": ""}
-    assert asdict(found.cls) == {**asdict(full.cls), "breakdown": [], "profile_hash": "", **unread_search_cls}
-    in_period = store.search("o/r", '"scheduler"', T0 - timedelta(days=1), T0 + timedelta(days=1))[0][0]
-    assert asdict(in_period) == asdict(found)
-    # a digest's rows: what a digest shows, nothing else decoded
-    digest = store.merged_between("o/r", T0 - timedelta(days=1), T0 + timedelta(days=1))[0]
-    unread = {"created_at": None, "base_branch": "", "labels": [], "changed_files": 0, "source": "import"}
-    assert asdict(digest.pr) == {**asdict(full.pr), **omitted, **unread}
+    assert full is not None and full.pr.labels == ["x"] and full.cls.profile and full.pr.body
+    head = {f: getattr(full.pr, f) for f in ("repo", "number", "title", "author", "url", "merged_at")}
+    head |= {"additions": full.pr.additions, "deletions": full.pr.deletions}
     unread_cls = {"breakdown": [], "profile": "", "profile_version": "", "profile_hash": ""}
-    assert asdict(digest.cls) == {**asdict(full.cls), **unread_cls}
-    assert full.pr.labels == ["x"] and full.cls.profile and full.cls.highlights and full.cls.gist
-    lean = store.flagged_between("o/r", T0 - timedelta(days=1), T0 + timedelta(days=1))[0]
-    for field in ("repo", "number", "title", "author", "url", "merged_at", "additions", "deletions"):
-        assert getattr(lean.pr, field) == getattr(full.pr, field), field
-    assert (lean.cls.modules, lean.cls.flags, lean.cls.score) == (
-        full.cls.modules,
-        full.cls.flags,
-        full.cls.score,
-    )
+    day = (T0 - timedelta(days=1), T0 + timedelta(days=1))
+    listed = [
+        store.search("o/r", '"scheduler"', None, None)[0][0],
+        store.search("o/r", '"scheduler"', *day)[0][0],
+        store.merged_between("o/r", *day)[0],
+        store.flagged_between("o/r", *day)[0],
+    ]
+    for item in listed:
+        assert isinstance(item, ListedPR)
+        assert asdict(item.pr) == head
+        assert asdict(item.cls) == {**asdict(full.cls), **unread_cls}
+        assert not hasattr(item.pr, "body") and not hasattr(item.pr, "files")  # not read: not there

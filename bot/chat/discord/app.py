@@ -33,11 +33,12 @@ from bot.chat.discord.post import BASE_PERMISSIONS, THREAD_PERMISSIONS, DiscordP
 from bot.chat.discord.render import DiscordMessage, apology, render, render_notice, text_message
 from bot.chat.post import PostError
 from bot.chat.throttle import ChangeLimiter, refuse_if_busy
+from bot.config.components import Runner
 from bot.config.settings import Settings
-from bot.host.runner import CommandRunner
 from bot.prose.chat import stage
 from bot.prose.writer import ProseWriter
 from classify.rules import Profile
+from commands.invocations import invocation as make_invocation
 from commands.locale import t
 from commands.model import Invocation, Reply
 from commands.params import Scope, suggestions
@@ -93,15 +94,12 @@ def typed_example(req: Request) -> str:
 
 
 def invocation(req: Request, settings: Settings, user: str | None, channel: str | None = None) -> Invocation:
-    return Invocation(
-        command=req.command,
+    return make_invocation(
+        req.command,
+        platform="discord",
+        defaults=settings.command_defaults(chat=True),
         options=req.options,
         flags=frozenset({"public"}) if req.public else frozenset(),
-        repo=settings.default_repo,
-        allowed_repos=settings.prdigest_repo,  # chat acts on these only (none set: the cache's)
-        lang=settings.prdigest_lang,
-        timezone=settings.prdigest_timezone,
-        platform="discord",
         user=user,
         channel=channel,  # a subscription belongs to the channel the command is typed in
     )
@@ -153,7 +151,7 @@ class Interactions:
     def __init__(
         self,
         settings: Settings,
-        runner: CommandRunner,
+        runner: Runner,
         profile: Profile,
         *,
         poster: DiscordPoster,

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from bot.chat.discord.app import Interactions
 from bot.chat.discord.client import bot_token, discord, login, make_client
 from bot.chat.discord.post import DiscordPoster
-from bot.config.profile_cache import active_profile
+from bot.config.repo_profiles import active_profile
 from bot.config.settings import Settings
 from bot.prose.setup import chat_writer
 
 if TYPE_CHECKING:
-    from bot.host.serve import Host, ServeOptions
+    from bot.config.components import Host, ServeOptions
 
 log = logging.getLogger(__name__)
 

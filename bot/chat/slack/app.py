@@ -32,14 +32,14 @@ from bot.chat.post import PostError, PostResult
 from bot.chat.slack.post import SlackPoster
 from bot.chat.slack.render import SlackMessage, apology, escape, mrkdwn_text, render, render_notice, section
 from bot.chat.throttle import ChangeLimiter, refuse_if_busy
+from bot.config.components import Runner
 from bot.config.settings import Settings
-from bot.host.runner import CommandRunner
 from bot.prose.chat import stage
 from bot.prose.writer import ProseWriter
+from commands.invocations import invocation as make_invocation
 from commands.locale import t
-from commands.model import Invocation, Lang, Reply, UsageError
-from commands.params import split_text
-from commands.registry import REGISTRY, load_all, usage_reply
+from commands.model import Invocation, Lang, Reply
+from commands.registry import REGISTRY, load_all
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +59,11 @@ def command_pattern() -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class SlashRequest:
+    """A slash command as Slack sends it: the command's name and the text typed after it (parsed
+    by the registry, once, with the command's declared parameters)."""
+
     command: str
     text: str
-    args: tuple[str, ...] = ()
-    flags: frozenset[str] = frozenset()
-    error: UsageError | None = None
-
-    @property
-    def public(self) -> bool:
-        return "public" in self.flags
 
 
 def command_name(slash: str) -> str:
@@ -75,30 +71,14 @@ def command_name(slash: str) -> str:
     return m.group(1) if m else slash.strip().lstrip("/")
 
 
-def parse_slash(slash: str, text: str) -> SlashRequest:
-    """Split the text against the command's declarations: words, and flags such as ``public``
-    (unquoted only: ``/search "public" api`` searches for "public")."""
-    name = command_name(slash)
-    spec = REGISTRY.get(name)
-    try:
-        args, flags = split_text(text, spec.params if spec else ())
-    except UsageError as exc:
-        return SlashRequest(name, text, error=exc)
-    return SlashRequest(name, text, args=args, flags=flags)
-
-
 def invocation(
     req: SlashRequest, settings: Settings, user: str | None, channel: str | None = None
 ) -> Invocation:
-    return Invocation(
-        command=req.command,
-        args=req.args,
-        flags=req.flags,
-        repo=settings.default_repo,
-        allowed_repos=settings.prdigest_repo,  # chat acts on these only (none set: the cache's)
-        lang=settings.prdigest_lang,
-        timezone=settings.prdigest_timezone,
+    return make_invocation(
+        req.command,
         platform="slack",
+        defaults=settings.command_defaults(chat=True),
+        text=req.text,
         user=user,
         channel=channel,
     )
@@ -185,10 +165,10 @@ async def _warn(respond: AsyncRespond, exc: PostError) -> None:
     await _send(respond, SlackMessage(text=text, blocks=[section(text[:3000])]), "ephemeral")
 
 
-async def _messages(reply: Reply, req: SlashRequest) -> list[SlackMessage]:
+async def _messages(reply: Reply, req: SlashRequest, public: bool) -> list[SlackMessage]:
     """The answer's messages: threaded when public, packed (with the overflow notice) when not.
     Rendering a big digest is pure CPU: it runs off the loop that acknowledges other requests."""
-    if req.public:
+    if public:
         return await asyncio.to_thread(render, reply, mode="thread")
     messages = await asyncio.to_thread(render, reply, mode="compact")
     if len(messages) > MAX_RESPONSES:
@@ -197,34 +177,40 @@ async def _messages(reply: Reply, req: SlashRequest) -> list[SlackMessage]:
 
 
 async def deliver(
-    reply: Reply, req: SlashRequest, *, respond: AsyncRespond, poster: SlackPoster, channel_id: str | None
+    reply: Reply,
+    req: SlashRequest,
+    *,
+    public: bool,
+    respond: AsyncRespond,
+    poster: SlackPoster,
+    channel_id: str | None,
 ) -> Sent:
     """Send a Reply back: notices ephemeral; ``public`` in channel (threaded when long)."""
     if reply.status != "ok":
         await _send(respond, render_notice(reply), "ephemeral")
         return Sent(responses=1)
-    messages = await _messages(reply, req)
-    if req.public and len(messages) > 1 and channel_id:
+    messages = await _messages(reply, req, public)
+    if public and len(messages) > 1 and channel_id:
         try:
             return Sent(posted=await poster.post_messages(channel_id, messages, lang=reply.lang))
         except PostError as exc:
             await _warn(respond, exc)
             return Sent()
-    kind = "in_channel" if req.public else "ephemeral"
+    kind = "in_channel" if public else "ephemeral"
     for m in messages[:MAX_RESPONSES]:
         await _send(respond, m, kind)
     return Sent(responses=min(len(messages), MAX_RESPONSES), response_type=kind)
 
 
 async def revise(
-    sent: Sent, worded: Reply, req: SlashRequest, *, respond: AsyncRespond, poster: SlackPoster
+    sent: Sent, worded: Reply, req: SlashRequest, *, public: bool, respond: AsyncRespond, poster: SlackPoster
 ) -> None:
     """Put the worded answer in place of the computed one sent before: the posted messages
     updated (``chat.update``; extra ones in the thread, surplus ones deleted), or the one
     response_url message replaced (``replace_original``; extra ones follow while the
     response_url's five messages last). A computed answer of several response_url messages
     stays as it was: a response_url replaces only its last message."""
-    messages = await _messages(worded, req)
+    messages = await _messages(worded, req, public)
     if sent.posted is not None:
         try:
             await poster.revise(sent.posted, messages, lang=worded.lang)
@@ -285,7 +271,7 @@ class _OwnClientNotice(logging.Filter):
 
 def build_app(
     settings: Settings,
-    runner: CommandRunner,
+    runner: Runner,
     *,
     client: AsyncWebClient,
     poster: SlackPoster,
@@ -295,14 +281,15 @@ def build_app(
 ) -> AsyncApp:
     """The Bolt AsyncApp with one listener for every registered command.
 
-    ``http=True`` verifies every request with SLACK_SIGNING_SECRET (Bolt's RequestVerification:
-    HMAC of the raw body, timestamps older than 5 minutes refused with 401); Socket Mode
-    requests come over an authenticated WebSocket and skip it. Bolt logs through a logger of
-    ours, so the one notice above is filtered there and nowhere else. ``prose`` words digests
+    Requests reach Bolt verified once, by us: over HTTP the component checks the signature on
+    the raw bytes before anything decodes them (``bot.chat.slack.verify``: counted, logged
+    without the body), so Bolt's own RequestVerification is off; Socket Mode requests come over
+    an authenticated WebSocket. ``http=True`` keeps Bolt's answers to Slack's URL verification
+    and SSL checks. Bolt logs through a logger of ours, so the one notice above is filtered
+    there and nowhere else. ``prose`` words digests
     with a language model (``bot.prose.chat``), when one is configured.
     """
     writer = prose
-    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
     bolt_log = log.getChild("bolt")
     if not any(isinstance(f, _OwnClientNotice) for f in bolt_log.filters):
         bolt_log.addFilter(_OwnClientNotice())
@@ -313,8 +300,8 @@ def build_app(
         # The ack function returns at once, so running it inline (instead of as a task the runner
         # polls every 10 ms) answers Slack sooner; the real work is the lazy listener either way.
         process_before_response=True,
-        signing_secret=secret if http else None,
-        request_verification_enabled=http,
+        signing_secret="",  # verified before Bolt sees the request (``bot.chat.slack.verify``)
+        request_verification_enabled=False,
         url_verification_enabled=http,
         ssl_check_enabled=http,
     )
@@ -330,7 +317,7 @@ def build_app(
             await _answer(body, respond)
 
     async def _answer(body: dict[str, Any], respond: AsyncRespond) -> None:
-        req = parse_slash(str(body.get("command", "")), str(body.get("text", "") or ""))
+        req = SlashRequest(command_name(str(body.get("command", ""))), str(body.get("text", "") or ""))
         channel = body.get("channel_id")
         inv = invocation(req, settings, body.get("user_id"), channel)
         lang: Lang = inv.lang
@@ -338,16 +325,16 @@ def build_app(
             inv, refused = await prepare(
                 inv, client=client, poster=poster, settings=settings, limiter=limiter
             )
-            if req.error is not None:
-                reply = usage_reply(inv, req.error)
-            else:
-                reply = refused or await runner.dispatch(inv)
+            reply = refused or await runner.dispatch(inv)
             reply.lang = lang
+            public = "public" in reply.flags
             staged = await stage(writer, reply)
-            sent = await deliver(staged.now, req, respond=respond, poster=poster, channel_id=channel)
+            sent = await deliver(
+                staged.now, req, public=public, respond=respond, poster=poster, channel_id=channel
+            )
             worded = await staged.revision()
             if worded is not None:
-                await revise(sent, worded, req, respond=respond, poster=poster)
+                await revise(sent, worded, req, public=public, respond=respond, poster=poster)
         except Exception:
             log.exception("/%s failed (user %s, channel %s)", req.command, body.get("user_id"), channel)
             try:

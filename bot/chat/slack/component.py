@@ -26,7 +26,7 @@ from bot.config.settings import ConfigError, Settings, secret
 from bot.prose.setup import chat_writer
 
 if TYPE_CHECKING:
-    from bot.host.serve import Host, ServeOptions
+    from bot.config.components import Host, ServeOptions
 
 log = logging.getLogger(__name__)
 

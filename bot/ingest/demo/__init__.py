@@ -56,8 +56,10 @@ def leftovers(path: Path) -> Leftovers | None:
     cache nor print a week in which an older demo's PRs are counted twice."""
     import sqlite3
 
+    from storage.db import open_reader  # read only, and nothing migrated: this is no prdigest cache yet
+
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = open_reader(path)
     except sqlite3.Error:
         return None
     try:

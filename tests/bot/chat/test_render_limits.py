@@ -23,9 +23,9 @@ from bot.chat.discord import render as discord_render
 from bot.chat.slack import render as slack
 from bot.ingest.demo import demo_data_path
 from bot.ingest.load import import_file
+from classify.periods import parse_period, week_of
 from classify.rules import Profile
 from commands.model import Block, BulletList, Invocation, Paragraph, PRItem, Reply
-from commands.period import parse_period, week_of
 from commands.registry import Context, dispatch
 from storage.db import connect
 from storage.prs import PRStore

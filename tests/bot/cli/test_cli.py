@@ -235,8 +235,8 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 
 @pytest.mark.parametrize("argv", [["--help"], ["digest", "--help"], ["digest", "--nope"], ["help"]])
 def test_help_and_usage_errors_import_no_database_or_network_code(argv: list[str], tmp_path: Path) -> None:
-    """A one-shot answer that needs no cache loads no SQLite, sqlite-utils or HTTP client (issue 14,
-    point 1: start-up is most of what a terminal user waits for)."""
+    """A one-shot answer that needs no cache loads no SQLite, sqlite-utils or HTTP client (start-up
+    is most of what a terminal user waits for)."""
     run = subprocess.run(
         [sys.executable, "-c", _MODULES_AFTER_HELP, *argv],
         capture_output=True,
@@ -251,10 +251,10 @@ def test_help_and_usage_errors_import_no_database_or_network_code(argv: list[str
     assert not loaded & {"sqlite3", "_sqlite3", "sqlite_utils", "httpx", "slack_bolt", "slack_sdk", "discord"}
     if argv == ["--help"]:  # the command list comes from the registry's table and the locale alone
         assert not loaded & {"pydantic", "pydantic_core", "bot.config.settings", "commands.model", "classify"}
-    if argv == ["help"]:  # settings without pydantic (bot.config.read_settings), plain Reply classes
+    if argv == ["help"]:  # settings without pydantic (bot.config.settings), plain Reply classes
         assert not loaded & {"pydantic", "pydantic_core", "annotated_types"}
-        assert "bot.config.settings" not in out["modules"] and "bot.config.read_settings" in out["modules"]
-        assert not {"bot.config.profile_cache", "classify.profile_schema"} & set(
+        assert "bot.config.settings" in out["modules"]
+        assert not {"classify.profile_cache", "classify.profile_schema"} & set(
             out["modules"]
         )  # no profile read
     assert "storage.db" not in out["modules"] and "bot.ingest.load" not in out["modules"]
@@ -263,9 +263,9 @@ def test_help_and_usage_errors_import_no_database_or_network_code(argv: list[str
 @pytest.mark.parametrize("argv", [["pr", "42121"], ["risks", "core-path", "2026-W19"], ["search", "fp8"]])
 def test_a_one_shot_read_imports_only_what_it_uses(argv: list[str], demo_db: Path, tmp_path: Path) -> None:
     """Once a full check has remembered the schema, a one-shot read opens the cache with sqlite3
-    alone: no sqlite-utils (nor its plugin scan), no pydantic (settings from ``bot.config.read_settings``,
+    alone: no sqlite-utils (nor its plugin scan), no pydantic (settings from ``bot.config.settings``,
     plain row and Reply classes, the cached profile's plain part), no other command's code, no
-    network client, no entry-point scan (issue 14, point 1)."""
+    network client, no entry-point scan: the start is most of a one-shot command's time."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
     run = partial(subprocess.run, capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
     first = run([sys.executable, "-c", _MODULES_AFTER_HELP, *argv, "--db", str(demo_db)])
@@ -274,16 +274,15 @@ def test_a_one_shot_read_imports_only_what_it_uses(argv: list[str], demo_db: Pat
     out = json.loads(again.stdout.strip().splitlines()[-1])
     assert out["code"] == 0, again.stderr
     loaded = set(out["modules"])
-    assert "storage.reader" in loaded and "sqlite3" in loaded  # the real path was taken
-    unwanted = {"sqlite_utils", "pydantic_settings", "pluggy", "httpx", "storage.db", "storage.migrations"}
+    assert "storage.db" in loaded and "sqlite3" in loaded  # the real path was taken
+    unwanted = {"sqlite_utils", "pydantic_settings", "pluggy", "httpx"}
     unwanted |= {
         "pydantic",
         "pydantic_core",
-        "bot.config.settings",
         "classify.score_spec",
         "classify.records",
     }
-    unwanted |= {"commands.digest", "commands.report.compose", "commands.report.themes", "classify.engine"}
+    unwanted |= {"commands.digest", "commands.report.compose", "classify.storylines", "classify.engine"}
     assert not loaded & unwanted
 
 
@@ -308,7 +307,7 @@ def test_a_read_from_the_cached_profile_builds_no_rule_schema(
 ) -> None:
     """With the compiled profile in the cache directory, a one-shot read uses its plain part (names,
     labels, module words) and never imports the TOML schema's pydantic models or the compiler
-    (``classify.profile_schema``, ~13 ms of a start; issue 14, point 1)."""
+    (``classify.profile_schema``, ~13 ms of a start)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
     run = partial(subprocess.run, capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
     first = run([sys.executable, "-c", _MODULES_AFTER_HELP, *argv, "--db", str(demo_db)])
@@ -318,7 +317,7 @@ def test_a_read_from_the_cached_profile_builds_no_rule_schema(
     out = json.loads(again.stdout.strip().splitlines()[-1])
     assert out["code"] == 0, again.stderr
     loaded = set(out["modules"])
-    assert "bot.config.profile_cache" in loaded and "classify.rules" in loaded  # the real path was taken
+    assert "classify.profile_cache" in loaded and "classify.rules" in loaded  # the real path was taken
     assert "classify.profile_schema" not in loaded and "classify.engine" not in loaded
     if argv[0] != "pr":  # `pr` reads the [score] table: do the week's storylines decide its key PRs?
         assert "classify.score_spec" not in loaded

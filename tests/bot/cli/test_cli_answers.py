@@ -1,5 +1,5 @@
-"""Every bad input the new user of issue 13 ran into gets one clear line (exit 2) or a correct
-answer, through the real `prdigest` executable (issue 13, points 8, 9 and 11)."""
+"""Every bad input a new user runs into gets one clear line (exit 2) or a correct answer, through
+the real `prdigest` executable."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Write failures and odd files through the real executable (issue 10, points 5, 6, 9 and 10).
+"""Write failures and odd files through the real executable.
 
 Each failure must be one line naming the cause, exit 1 (2 for a setup problem), no traceback,
 and leave the cache intact: ``integrity_check`` passes and it still holds what it held (plus

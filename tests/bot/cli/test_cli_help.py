@@ -1,5 +1,5 @@
 """What the terminal's help says: every command as a terminal types it, nothing a terminal cannot
-do, and usage errors that point at the command as typed (review findings 3, 4, 9–11, 13, 22)."""
+do, and usage errors that point at the command as typed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Concurrent writers through the real executable (issue 10, point 4).
+"""Concurrent writers through the real executable.
 
 Two ``prdigest import`` at once, or an import beside ``reclassify`` or ``sync --git``, used to kill
 one of them with "database is locked" and a traceback: the upsert read first and asked for the

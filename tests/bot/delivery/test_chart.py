@@ -1,4 +1,4 @@
-"""The digest's chart (issue 12, point 8): a valid PNG whose bars are the digest's numbers, readable
+"""The digest's chart: a valid PNG whose bars are the digest's numbers, readable
 in Chinese (the CJK font is used, no glyph is missing), and ``prdigest digest … --chart FILE.png``."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from bot.chat.slack.post import web_client
 from bot.chat.slack.steps import SlackSteps
 from bot.chat.steps import StepPoster
 from bot.config.settings import Settings
-from bot.delivery.clock import RECHECK, WATCH, DeliveryScheduler, next_wake
+from bot.delivery.clock import JOB_ID, RECHECK, SYNC_JOB_ID, WATCH, DeliveryScheduler, next_wake
 from bot.host.runner import CommandRunner
 from bot.host.serve import Host, context_factory
 from commands.registry import Context
@@ -132,8 +132,13 @@ def test_it_sleeps_until_monday_nine_then_posts_once(demo_db: Path, slack: FakeS
         assert abs((served.scheduler.next_run - DUE).total_seconds()) < 1
         served.wait_runs(2)
         assert [o.state for o in served.scheduler.last_outcomes] == ["posted"]
-        time.sleep(0.3)
+        # once: the run that posted armed the next one minutes away, so nothing runs before the stop
+        assert served.scheduler.next_run is not None and served.scheduler.last_run is not None
+        assert served.scheduler.next_run - served.scheduler.last_run >= timedelta(minutes=1)
+    assert served.scheduler.runs == 2
     assert leads(slack) == ["C0DIGEST"]
+    [row] = DeliveryStore(connect(demo_db)).for_subscription(1)
+    assert (row.state, row.attempts) == ("posted", 1)
 
 
 def test_two_serve_hosts_on_one_database_post_once(demo_db: Path, slack: FakeSlack) -> None:
@@ -189,10 +194,18 @@ def test_serve_syncs_each_repository_periodically(tmp_path: Path, slack: FakeSla
     assert PRStore(connect(db)).count("octo/repo") == 5
 
 
+def scheduled_jobs(served: Served) -> set[str]:
+    """The ids of the jobs the scheduler's APScheduler holds now."""
+    assert served.scheduler._scheduler is not None
+    return {job.id for job in served.scheduler._scheduler.get_jobs()}
+
+
 def test_no_periodic_sync_without_a_token(demo_db: Path, slack: FakeSlack) -> None:
+    """No token, no sync job: the absence is the scheduler's state, not a wait that saw nothing."""
     with Served(demo_db, slack, Clock(CREATED), sync_every=timedelta(seconds=0.1)) as served:
         served.wait_runs(1)
-        time.sleep(0.4)
+        jobs = scheduled_jobs(served)
+        assert JOB_ID in jobs and SYNC_JOB_ID not in jobs  # the next delivery run is armed; no sync is
         assert served.scheduler.syncs == 0
 
 
@@ -240,9 +253,46 @@ def test_rearm_from_any_thread_runs_at_once_on_the_hosts_loop(demo_db: Path, sla
             thread.join()
         wait_for("the three requests on the loop", lambda: served.scheduler.rearms == 3, timeout=10)
         served.wait_runs(2, timeout=10)
-        time.sleep(0.3)  # three requests coalesce into at most one run each, never a pile-up
-        assert 2 <= served.scheduler.runs <= 4
+        scheduler = served.scheduler
+        # settled: no run in progress and the next one six hours away, so the count is final
+        wait_for(
+            "the runs the requests asked for",
+            lambda: (
+                not scheduler._lock.locked()
+                and scheduler.next_run is not None
+                and scheduler.next_run - scheduler.clock() > timedelta(hours=1)
+            ),
+            timeout=30,
+        )
+        assert 2 <= scheduler.runs <= 4  # three requests coalesce into at most one run each
     assert leads(slack) == []  # nothing was due
+
+
+def test_a_change_during_a_run_is_run_once_more_when_the_run_ends(demo_db: Path, slack: FakeSlack) -> None:
+    """A subscription changed while a run posts (``rearm`` with the run's lock held) gets one
+    more run right after it, and the clock is then armed for its recheck — not left with no run
+    armed, as when the follow-up was submitted while the finishing run still counted."""
+    subscribe(demo_db, layout="single")
+    slack.latency = 0.5  # the catch-up run at start posts, slowly
+    with Served(
+        demo_db, slack, Clock(DUE + timedelta(minutes=1)), recheck=timedelta(hours=6), watch=None
+    ) as served:
+        scheduler = served.scheduler
+        wait_for("the run to be posting", lambda: scheduler._lock.locked() or scheduler.runs >= 1)
+        assert scheduler.runs == 0, "the run ended before the change could come during it"
+        scheduler.rearm()
+        wait_for("the change on the loop", lambda: scheduler.rearms == 1)
+        wait_for(
+            "the run after the change, and the recheck armed",
+            lambda: (
+                scheduler.runs == 2
+                and not scheduler._lock.locked()
+                and scheduler.next_run is not None
+                and scheduler.next_run - scheduler.clock() > timedelta(hours=1)
+            ),
+        )
+        assert scheduler.last_outcomes == []  # the first run posted the digest; nothing else was due
+    assert leads(slack) == ["C0DIGEST"]
 
 
 def test_the_runner_announces_only_subscription_changes_that_happened(demo_db: Path) -> None:

@@ -19,11 +19,12 @@ from bot.chat.slack.post import METADATA_EVENT, web_client
 from bot.chat.slack.steps import SlackSteps
 from bot.chat.steps import StepPoster
 from bot.config.settings import Settings
-from bot.delivery.deliverer import Deliverer, Outcome, digest_words
+from bot.delivery.deliverer import Deliverer, Outcome
 from classify.rules import Profile
+from classify.schedule import first_anchor, next_due
+from commands.invocations import digest_words
 from commands.model import Invocation
 from commands.registry import Context, dispatch
-from commands.schedule import first_anchor, next_due
 from storage.db import connect
 from storage.deliveries import DeliveryStore, delivery_key
 from storage.delivery_steps import StepStore
@@ -158,7 +159,7 @@ def test_the_subscription_filter_reaches_the_digest(
     demo_db: Path, profile: Profile, slack: FakeSlack
 ) -> None:
     sub = subscribe(demo_db, modules=("rocm",), flags=("core-path",), lang="zh", layout="single")
-    assert digest_words(sub, next_due(sub, CREATED)) == ("2026-W19", "rocm", "core-path")
+    assert digest_words(sub, next_due(sub, CREATED).period_word) == ("2026-W19", "rocm", "core-path")
     [outcome] = Harness(demo_db, profile, slack).run(DUE)
     assert outcome.state == "posted"
     assert "周报" in outcome.title and "ROCm" in outcome.title and "核心路径" in outcome.title
@@ -167,7 +168,7 @@ def test_the_subscription_filter_reaches_the_digest(
     typed = dispatch(
         Invocation(
             command="digest",
-            args=digest_words(sub, next_due(sub, CREATED)),
+            args=digest_words(sub, next_due(sub, CREATED).period_word),
             repo=REPO,
             lang="zh",
             timezone="Europe/Berlin",
@@ -410,7 +411,7 @@ def _paced_poster(settings: Settings, platform: str) -> StepPoster:
     """The platform's poster as a delivery uses it (Slack unpaced, so the race is tight)."""
     if platform == "slack":
         return SlackSteps(web_client(settings), pace=0)
-    from bot.chat.steps import step_poster_for
+    from bot.chat.platforms import step_poster_for
 
     return step_poster_for(platform, settings)
 

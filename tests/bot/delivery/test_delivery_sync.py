@@ -19,7 +19,7 @@ from bot.config.settings import Settings
 from bot.delivery.deliverer import Deliverer, Outcome
 from bot.ingest.refresh import github_refresh
 from classify.rules import Profile
-from commands.schedule import first_anchor, owed
+from classify.schedule import first_anchor, owed
 from storage.db import connect
 from storage.prs import PRStore
 from storage.subscriptions import Subscription, SubscriptionStore

@@ -98,7 +98,7 @@ def test_healthz_reports_the_cache_and_each_component(demo_db: Path) -> None:
 
 
 def test_healthz_reports_a_cache_made_by_a_newer_prdigest(demo_db: Path) -> None:
-    """Issue 10 point 6: such a cache is served read-only, and /healthz says why it is not ok."""
+    """Such a cache is served read-only, and /healthz says why it is not ok."""
     with closing(sqlite3.connect(demo_db)) as conn:
         with conn:
             conn.execute(

@@ -1,4 +1,4 @@
-"""``prdigest sync --git`` under faults, through the real executable (issue 10, points 5 and 10).
+"""``prdigest sync --git`` under faults, through the real executable.
 
 * A write that fails (here: the kernel's file-size limit, as a full disk refuses writes) used to
   abort the interpreter with "Fatal Python error: _enter_buffered_busy" (exit 134): the git walk

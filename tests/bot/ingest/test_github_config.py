@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
-from pydantic import SecretStr
 
+from bot.config.settings import Secret
 from bot.ingest.github import (
     GitHubClient,
     MissingToken,
@@ -75,14 +75,14 @@ def test_missing_token_explains_how_and_which_scopes() -> None:
     settings = SimpleNamespace(github_token=None, prdigest_github_api_url="https://api.github.com")
     with pytest.raises(MissingToken):
         client_from_settings(settings)
-    settings.github_token = SecretStr("   ")
+    settings.github_token = Secret("   ")
     with pytest.raises(MissingToken):
         client_from_settings(settings)
 
 
 def test_token_never_in_repr_of_settings_based_client() -> None:
     settings = SimpleNamespace(
-        github_token=SecretStr("ghp_secret"), prdigest_github_api_url="https://api.github.com"
+        github_token=Secret("ghp_secret"), prdigest_github_api_url="https://api.github.com"
     )
     client = client_from_settings(settings)
     try:

@@ -17,14 +17,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.config.read_settings import ReadSettings
 from bot.config.repo_profiles import MIN_LEARN_PRS, RepoProfiles, choose
+from bot.config.settings import Settings
 from bot.ingest.learn import after_write, learn_if_due
 from bot.ingest.load import import_file
 from storage.db import connect
 from storage.learned import read_learned
 from storage.prs import PRStore
-from storage.storylines import generation
+from storage.storylines import writes
 from tests.bot.cli.procs import clean_env, prdigest
 
 REPO = "acme/widget"
@@ -62,11 +62,13 @@ def write(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
     return path
 
 
-def settings(**values: Any) -> ReadSettings:
-    return ReadSettings(**values)
+def settings(**values: Any) -> Settings:
+    """No profile set unless ``values`` set one, whatever the environment says."""
+    chosen: dict[str, Any] = {"prdigest_profile": "", "prdigest_rules": None, "prdigest_repo_profiles": ()}
+    return Settings(_env_file=None, **{**chosen, **values})
 
 
-def imported(store: PRStore, path: Path, chosen: ReadSettings) -> list[str]:
+def imported(store: PRStore, path: Path, chosen: Settings) -> list[str]:
     result = import_file(store, RepoProfiles(chosen, store.db), path)
     return after_write(store, chosen, sorted(result.repos), workers=1)
 
@@ -91,12 +93,12 @@ def test_too_little_history_keeps_the_generic_profile_and_says_so(tmp_path: Path
 def test_the_first_import_with_enough_history_learns_and_reclassifies(tmp_path: Path) -> None:
     db = tmp_path / "c.db"
     store = PRStore(connect(db, create=True))
-    before = generation(store.db)
+    before = writes(store.db)
     said = imported(store, write(tmp_path / "all.jsonl", records(MIN_LEARN_PRS)), settings())
     assert len(said) == 1 and said[0].startswith(f"{REPO}: profile learned from {MIN_LEARN_PRS} PRs")
     row = read_learned(store.db, REPO)
     assert row is not None and row.prs == MIN_LEARN_PRS
-    assert generation(store.db) > before
+    assert writes(store.db) > before
     learned = tomllib.loads(row.toml)
     assert {"parser", "render", "io"} <= set(learned["modules"])
     assert classified_by(db) == {("learned", learned["version"])}  # every PR, without network
@@ -117,7 +119,7 @@ def test_growth_by_a_quarter_learns_again_and_keeps_module_ids(tmp_path: Path) -
     imported(store, write(tmp_path / "b.jsonl", small), settings())
     assert learn_if_due(store, settings(), REPO).outcome == "current"  # grown by less than a quarter
     assert read_learned(store.db, REPO).toml == renamed  # type: ignore[union-attr]
-    before = generation(store.db)
+    before = writes(store.db)
     more = records(5, start=MIN_LEARN_PRS + len(small))
     said = imported(store, write(tmp_path / "c.jsonl", more), settings())
     assert said and "profile learned again from" in said[0]
@@ -125,7 +127,7 @@ def test_growth_by_a_quarter_learns_again_and_keeps_module_ids(tmp_path: Path) -
     assert again is not None and again.prs == MIN_LEARN_PRS + len(small) + 5
     modules = tomllib.loads(again.toml)["modules"]
     assert "lexing" in modules and "parser" not in modules  # the directory's id kept
-    assert generation(store.db) > before
+    assert writes(store.db) > before
     item = store.get(REPO, 1)
     assert item is not None and item.cls.modules == ["lexing"]
 

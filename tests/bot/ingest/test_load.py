@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.ingest.load import _WORKER, _classify_batch, _start_worker, reclassify
-from classify.rules import Profile, ProfileError, load_profile
+from classify.rules import Profile, ProfileError, identity, load_profile
 from storage.db import connect
 from storage.prs import PRStore
 
@@ -51,7 +51,7 @@ def test_parallel_reclassify_equals_the_in_process_one(
 
 
 def _reference(name: str) -> tuple[dict[int, str], list[tuple[str, int, str, str, str]]]:
-    """What the code before the set-based reclassify stored (issue 14, point 3; commit 36acb18):
+    """What the code before the set-based reclassify stored (commit 36acb18):
     one ``classify`` per PR, its columns serialised through ``dataclasses.asdict`` and
     ``json.dumps``, hashed over the sorted JSON, and a tag row per module and flag kind. Computed
     here, independently of ``storage.prs``' hand-written serialiser, so a profile edit needs no
@@ -175,7 +175,7 @@ def test_reclassify_after_an_import_reaches_the_same_rows(demo_db: Path, profile
     assert _snapshot(demo_db) == before
 
 
-# -- only rows not classified with the profile's content are re-run (issue 14, point 3) ------------
+# -- only rows not classified with the profile's content are re-run ------------------------------
 
 
 def _statements(store: PRStore) -> list[str]:
@@ -282,7 +282,7 @@ def test_a_profile_edited_before_a_worker_loads_it_is_a_profile_error_of_the_bat
     # A worker process loads the parent's profile from its file and checks the content hash; an
     # edit in between must reach the command as a ProfileError (one line), not a broken pool.
     copy = _edited_copy(profile, tmp_path, 'description = "vLLM', 'description = "The vLLM')
-    sent = copy.__reduce__()
+    sent = identity(copy)
     text = copy.source.read_text(encoding="utf-8")
     copy.source.write_text(text.replace('"all to all"]', '"all to all", "kernel"]'), encoding="utf-8")
     try:
@@ -291,7 +291,7 @@ def test_a_profile_edited_before_a_worker_loads_it_is_a_profile_error_of_the_bat
             _classify_batch([1, 2])
     finally:
         _WORKER.clear()
-    _start_worker(profile.__reduce__(), str(demo_db))  # the unedited profile: the batch is classified
+    _start_worker(identity(profile), str(demo_db))  # the unedited profile: the batch is classified
     try:
         rows = _classify_batch([1, 2])
         assert [r.profile_hash for r in rows] == [profile.content_hash] * 2

@@ -351,8 +351,7 @@ def test_sync_waits_out_faults_and_still_matches(
 def test_on_demand_fetcher_for_the_pr_command(fake: FakeGitHub, store: PRStore) -> None:
     from types import SimpleNamespace
 
-    from pydantic import SecretStr
-
+    from bot.config.settings import Secret
     from bot.ingest.sync import on_demand_fetcher
     from classify.rules import load_profile
 
@@ -361,13 +360,13 @@ def test_on_demand_fetcher_for_the_pr_command(fake: FakeGitHub, store: PRStore) 
     profile = load_profile("vllm")
     settings = SimpleNamespace(github_token=None, prdigest_github_api_url=fake.url)
     assert on_demand_fetcher(settings, store, profile) is None
-    settings.github_token = SecretStr(TOKEN)
+    settings.github_token = Secret(TOKEN)
     fetch = on_demand_fetcher(settings, store, profile)
     assert fetch is not None
     got = fetch(REPO, prs[1].number)
     assert got is not None and got.pr.title == prs[1].title and store.get(REPO, prs[1].number) is not None
     assert fetch(REPO, 31337) is None
-    settings.github_token = SecretStr("ghp_revoked")
+    settings.github_token = Secret("ghp_revoked")
     rejected = on_demand_fetcher(settings, store, profile)
     assert rejected is not None
     with pytest.raises(RuntimeError, match="GITHUB_TOKEN was rejected by GitHub"):

@@ -30,9 +30,7 @@ NOTE = "These sentences were written by a language model"
 
 
 def with_model(settings: Settings, llm: FakeLLM) -> Settings:
-    return settings.model_copy(
-        update={"prdigest_llm_url": llm.url, "prdigest_llm_model": MODEL, "prdigest_llm_key": KEY}
-    )
+    return settings.replace(prdigest_llm_url=llm.url, prdigest_llm_model=MODEL, prdigest_llm_key=KEY)
 
 
 @pytest.fixture

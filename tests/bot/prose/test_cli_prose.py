@@ -1,14 +1,12 @@
-"""The terminal's digest with and without the PRDIGEST_LLM_* settings, and both settings readers."""
+"""The terminal's digest with and without the PRDIGEST_LLM_* settings, and how the settings reader reads them."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from bot.cli.main import main, run_command
-from bot.config.read_settings import read_settings
 from bot.config.settings import Settings
 from bot.prose.config import prose_config
 from classify.rules import Profile
@@ -83,23 +81,21 @@ def test_a_model_url_without_a_model_name_is_refused(
     )
 
 
-def test_both_settings_readers_read_the_model_settings_alike(clean_env: pytest.MonkeyPatch) -> None:
+def test_the_settings_reader_reads_the_model_settings(clean_env: pytest.MonkeyPatch) -> None:
     clean_env.setenv("PRDIGEST_LLM_URL", "https://llm.example/v1/")
     clean_env.setenv("PRDIGEST_LLM_MODEL", "qwen")
     clean_env.setenv("PRDIGEST_LLM_KEY", "sk-secret-value")
     clean_env.setenv("PRDIGEST_LLM_TIMEOUT", "7.5")
-    fast, full = read_settings(), Settings()
-    assert fast is not None
-    assert prose_config(fast) == prose_config(full)
+    full = Settings()
     config = prose_config(full)
     assert config is not None and config.endpoint == "https://llm.example/v1/chat/completions"
     assert (config.key, config.timeout) == ("sk-secret-value", 7.5)
-    for shown in (repr(fast), repr(full), repr(config), json.dumps(full.model_dump(mode="json"))):
+    for shown in (repr(full), repr(config), repr(full.as_dict())):
         assert "sk-secret-value" not in shown
     clean_env.setenv("PRDIGEST_LLM_TIMEOUT", "0")
-    assert read_settings() is None  # doubtful: the full reader says what is wrong
+    with pytest.raises(ValueError, match=r"^PRDIGEST_LLM_TIMEOUT: Input should be greater than 0$"):
+        Settings()
 
 
 def test_without_the_settings_no_model_is_configured(clean_env: pytest.MonkeyPatch) -> None:
-    fast = read_settings()
-    assert fast is not None and prose_config(fast) is None and prose_config(Settings()) is None
+    assert prose_config(Settings()) is None

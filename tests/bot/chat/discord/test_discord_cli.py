@@ -118,14 +118,14 @@ def test_serve_runs_discord_and_slack_in_one_loop(fake: FakeDiscord, tmp_path: P
     db = tmp_path / "demo.db"
     CliRunner().invoke(cli, ["demo", "--db", str(db)])
     with FakeSlack() as slack:
-        settings = slack_settings(slack).model_copy(
-            update={
+        settings = slack_settings(slack).replace(
+            **{
                 k: v
-                for k, v in discord_settings(fake).model_dump().items()
+                for k, v in discord_settings(fake).as_dict().items()
                 if k.startswith(("discord", "prdigest_discord"))
             }
         )
-        settings = settings.model_copy(update={"prdigest_repo": None})
+        settings = settings.replace(prdigest_repo=None)
         with RunningHost(settings, db) as host:
             fake.wait(lambda: fake.frames_where(t="GUILD_CREATE"), what="the gateway session")
             with urllib.request.urlopen(f"{host.base}/healthz", timeout=5) as resp:

@@ -21,7 +21,7 @@ from bot.chat.discord.steps import DiscordSteps, key_of, step_url
 from bot.chat.steps import StepPoster
 from bot.config.settings import Settings
 from classify.rules import Profile
-from commands.schedule import next_due
+from classify.schedule import next_due
 from storage.db import connect
 from storage.deliveries import DeliveryStore, delivery_key
 from storage.delivery_steps import StepStore

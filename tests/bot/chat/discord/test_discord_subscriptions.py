@@ -22,7 +22,7 @@ from bot.chat.discord.steps import key_of
 from bot.cli.discord import sync_commands
 from bot.delivery.clock import DeliveryScheduler
 from bot.host.serve import components_for
-from commands.schedule import WEEKDAYS
+from classify.schedule import WEEKDAYS
 from storage.db import connect
 from storage.deliveries import DeliveryStore, delivery_key
 from storage.subscriptions import SubscriptionStore

@@ -484,7 +484,9 @@ def test_thread_from_a_fetched_channel_message_accepts_posts(fake: FakeDiscord) 
             channel = await client.fetch_channel(int(CHANNEL_ID))
             assert isinstance(channel, discord.TextChannel)
             lead = await client.get_partial_messageable(int(CHANNEL_ID)).send("Week 2026-W19: 12 PRs")
-            with pytest.raises(ValueError, match="guild info"):  # the trap issue 11 names
+            with pytest.raises(
+                ValueError, match="guild info"
+            ):  # discord.py's trap: a partial message has no guild
                 await lead.create_thread(name="sections")
             thread = await channel.get_partial_message(lead.id).create_thread(name="2026-W19 sections")
             await thread.send("## Scheduler")

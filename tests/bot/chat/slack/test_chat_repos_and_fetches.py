@@ -1,4 +1,4 @@
-"""Issue 10, points 1 and 3, through the running server: chat users act only on the configured
+"""Through the running server: chat users act only on the configured
 repositories, on-demand fetches are rate-limited, and hanging GitHub lookups hold nobody else.
 
 Every request is a signed slash command over HTTP to the host as ``prdigest serve`` runs it; the

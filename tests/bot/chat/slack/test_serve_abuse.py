@@ -1,4 +1,4 @@
-"""Issue 10, points 2, 7 and 8, through the running server: hostile requests cannot fill or
+"""Through the running server: hostile requests cannot fill or
 forge the log nor get a 500; a platform URL never carries a token in clear; slow-header
 connections cannot lock anyone out.
 

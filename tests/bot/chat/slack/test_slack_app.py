@@ -7,6 +7,7 @@ import asyncio
 import threading
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -15,7 +16,7 @@ from click.testing import CliRunner
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.chat.slack.app import MAX_RESPONSES, deliver, parse_slash
+from bot.chat.slack.app import MAX_RESPONSES, SlashRequest, command_name, deliver, invocation
 from bot.chat.slack.component import SlackPlan
 from bot.chat.slack.post import SlackPoster
 from bot.chat.slack.render import render, violations
@@ -23,8 +24,9 @@ from bot.config.settings import ConfigError
 from bot.host.runner import CommandRunner
 from bot.host.serve import context_factory, serve
 from commands.model import Heading, Invocation, Paragraph, Reply
-from commands.registry import dispatch
+from commands.registry import Context, dispatch
 from tests.bot.chat.slack.conftest import HOSTILE, HOSTILE_PR, REPO, WEEK, slack_settings
+from tests.conftest import DEMO_NOW
 from tests.fakes.slack import (
     APP_TOKEN,
     SIGNING_SECRET,
@@ -124,6 +126,30 @@ def test_a_bad_signature_and_a_stale_timestamp_are_refused(app: RunningApp, slac
     _, _, key3 = send(app, slack, "/help", "")
     answer(slack, key3)
     assert slack.posted_to(key1) == [] and slack.posted_to(key2) == []
+
+
+def test_a_signed_request_is_verified_once(
+    app: RunningApp, slack: FakeSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signature is checked once per request — ours, on the raw bytes — not again by Bolt:
+    one HMAC is computed for one slash command, from the request to its answer."""
+    import hmac
+
+    key = uuid.uuid4().hex
+    body = slash_body("/help", "", slack.response_url(key), channel_id="C0CHAN")
+    headers = signed_headers(body)  # signed before counting: only the server's checks count
+    computed: list[bytes] = []
+    new = hmac.new
+
+    def counting(key_: bytes, msg: bytes | None = None, digestmod: object = None) -> hmac.HMAC:
+        computed.append(msg or b"")
+        return new(key_, msg, digestmod)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(hmac, "new", counting)
+    assert httpx.post(app.url, content=body, headers=headers, timeout=10).status_code == 200
+    answer(slack, key)
+    signed = body.encode() if isinstance(body, str) else body
+    assert len([m for m in computed if m.endswith(signed)]) == 1
 
 
 @pytest.mark.parametrize(
@@ -269,7 +295,8 @@ def test_a_private_answer_too_long_for_five_messages_says_so(slack: FakeSlack) -
     async def go() -> None:
         await deliver(
             reply,
-            parse_slash("/digest", "2026-W19"),
+            SlashRequest("digest", "2026-W19"),
+            public=False,
             respond=AsyncRespond(response_url=slack.response_url(key)),
             poster=SlackPoster(AsyncWebClient(token="xoxb-test-token", base_url=slack.api_url), pace=0),
             channel_id="C1",
@@ -282,12 +309,26 @@ def test_a_private_answer_too_long_for_five_messages_says_so(slack: FakeSlack) -
     assert "`/digest 2026-W19 public`" in posted[-1].body["blocks"][0]["text"]["text"]
 
 
-def test_public_word_parsing() -> None:
-    assert parse_slash("/digest", "last-week PUBLIC rocm").args == ("last-week", "rocm")
-    assert parse_slash("/digest", "last-week PUBLIC rocm").public is True
-    quoted = parse_slash("/search", '"public" api')
-    assert quoted.public is False and quoted.args == ("public", "api")
-    assert parse_slash("/prdigest-pr", "1").command == "pr"
+def test_the_text_is_parsed_once_by_the_registry_and_public_comes_back_with_the_reply(
+    demo_ctx: Context, slack: FakeSlack
+) -> None:
+    """The edge passes the text as typed; the registry splits it with the command's parameters
+    (``public`` unquoted only, in any case) and says on the reply how it was asked."""
+    settings = slack_settings(slack)
+
+    def asked(command: str, text: str) -> Reply:
+        inv = replace(invocation(SlashRequest(command, text), settings, "U1", "C1"), now=DEMO_NOW)
+        assert inv.text == text and inv.args == ()  # nothing split at the edge
+        return dispatch(inv, demo_ctx)
+
+    public = asked("digest", "2026-W19 PUBLIC rocm")
+    assert public.ok and public.flags == frozenset({"public"})
+    assert public.data["modules_filter"] == ["rocm"]  # "public" was not taken for a module
+    quoted = asked("search", '"public" api')
+    assert quoted.ok and quoted.flags == frozenset() and quoted.data["query"] == "public api"
+    bad = asked("digest", "x" * 501)
+    assert bad.status == "usage" and bad.flags == frozenset()
+    assert command_name("/prdigest-pr") == "pr"
 
 
 def test_slack_plan_picks_the_mode_and_names_what_is_missing(slack: FakeSlack) -> None:

@@ -8,7 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from bot.chat.post import PermanentPostError, PostResult, TransientPostError, post_async
+from bot.chat.platforms import post_async
+from bot.chat.post import PermanentPostError, PostResult, TransientPostError
 from bot.chat.slack.post import SlackPoster, poster, web_client
 from bot.chat.slack.render import render
 from bot.config.settings import ConfigError, Settings

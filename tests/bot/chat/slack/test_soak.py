@@ -1,9 +1,9 @@
-"""Issue 10, point 11: a soak test, bounded in time. Chat commands keep arriving at the running
+"""A soak test, bounded in time. Chat commands keep arriving at the running
 server while `prdigest sync`, `prdigest import` and `prdigest reclassify` (the real executable)
 write to the same cache; no answer fails, and the rows written equal those of a quiet run.
 
 The writers run one after another (each beside the chat load): two writers at once is the
-write-lock work of issue 10's point 4, tested where it is built.
+write lock's own work, tested where it is built (tests/bot/cli/test_cli_writers.py).
 """
 
 from __future__ import annotations

@@ -63,19 +63,15 @@ import re
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple, Protocol
 
 from classify.engine import is_bot
-from classify.models import ScorePart
+from classify.models import ListedPR, ScorePart
 from classify.rules import Profile
 from classify.titles import is_series_marker, norm, parse_title, split_tag
 from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, release_mechanics, stem, topic_text
 from classify.topics import abbreviates as _abbreviates
 from classify.topics import leading_verb as _leading_verb
-from commands.locale import t
-from commands.locale.words import avg_text
-from commands.title_keys import title_stamp
-from storage.aggregates import TitleCounts
-from storage.prs import StoredPR
 
 MAX_THEMES = 7
 SPARE_THEMES = 3  # stories found beyond those told, so that the best standing ones are told
@@ -112,6 +108,17 @@ TRUST = {"tag": 1.0, "module": 0.9, "name": 0.8, "phrase": 0.8, "word": 0.45}
 # what a title's leading verb makes of a series: "Migrate X to Y" ×5 is a migration
 DECLARED_REFACTOR = frozenset({"refactor", "refactoring"})  # conventional-commit types
 ACTIONS = ("migrate", "port", "tune", "deprecate", "remove", "refactor", "optimize", "fix")
+# what a series of each action is called, in each language a storyline is named in
+ACTION_NAMES = {
+    "migrate": {"en": "migration", "zh": "迁移"},
+    "port": {"en": "port", "zh": "移植"},
+    "tune": {"en": "tuning", "zh": "调优"},
+    "deprecate": {"en": "deprecations", "zh": "弃用"},
+    "remove": {"en": "removals", "zh": "移除"},
+    "refactor": {"en": "refactoring", "zh": "重构"},
+    "optimize": {"en": "optimisation", "zh": "优化"},
+    "fix": {"en": "fixes", "zh": "修复"},
+}
 
 
 @dataclass(frozen=True)
@@ -129,7 +136,7 @@ class Theme:
     """``burst`` (new against the earlier windows), ``series`` (a tag or a numbered series),
     ``module`` (a profile module) or ``topic`` (shared words)"""
     name: Mapping[str, str]
-    prs: list[StoredPR]
+    prs: list[ListedPR]
     """every PR of the story, key PRs first, then by score"""
     module: str | None = None
     """the profile module it is, when it is one"""
@@ -459,7 +466,7 @@ def _topic_key(source: str, key: str) -> str:
     return f"{'word' if source in ('name', 'phrase') else source}:{key}"
 
 
-def _topics(prs: Sequence[StoredPR], vocab: _Vocabulary) -> dict[str, _Topic]:
+def _topics(prs: Sequence[ListedPR], vocab: _Vocabulary) -> dict[str, _Topic]:
     """Every title topic shared by at least two PRs, with its PRs and how much each is about it.
 
     Two passes over the period's title features (``_Vocabulary.filed``): one collecting its tags
@@ -563,7 +570,7 @@ def _works_in(files: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
     return tuple((place, n / len(files)) for place, n in per.items() if n / len(files) >= PLACE_SHARE)
 
 
-def _places(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[str, dict[int, float]]:
+def _places(prs: Sequence[ListedPR], paths: Mapping[int, Sequence[str]]) -> dict[str, dict[int, float]]:
     """Where the period's PRs work: place → {PR: share of its files there}, for the PRs with at
     least ``PLACE_SHARE`` of their files there. A place one PR in ten works in is a package, not a
     subsystem (``models/`` in vLLM), nor is one named like the repository
@@ -628,23 +635,38 @@ def _name_places(
 
 class TitleKeys:
     """A profile's title topic keys as a ``storage.aggregates.TitleKeyer``: what writers count
-    into the cache's aggregates so a digest need not re-read earlier windows' titles."""
+    into the cache's aggregates so a digest need not re-read earlier windows' titles. Counts are
+    stamped with the profile's content hash, which covers this code too (``classifier_code_hash``)."""
 
     def __init__(self, profile: Profile) -> None:
-        self.stamp = title_stamp(profile)
+        self.stamp = profile.content_hash
         self._vocab = _vocabulary(profile)
 
     def __call__(self, title: str) -> frozenset[str]:
         return self._vocab.keys(title)
 
 
+class TopicCounts(Protocol):
+    """The earlier windows' title-topic counts as a store keeps them (``storage.aggregates.TitleCounts``):
+    looked up by key, ``fetch``ed many at once, and the titles at the windows' edges counted by
+    the caller's vocabulary (``count_edges``)."""
+
+    windows: int
+    with_data: int
+    prs: int
+
+    def count_edges(self, keys: Callable[[str], Iterable[str]]) -> None: ...
+    def fetch(self, keys: Iterable[str]) -> None: ...
+    def __getitem__(self, key: str) -> int: ...
+
+
 class _History:
     """How often a topic's words appeared in the earlier windows' titles (tags and words alike):
-    counted here from the titles, or read from the cache's aggregates (``TitleCounts``)."""
+    counted here from the titles, or read from the counts a store keeps (``TopicCounts``)."""
 
-    def __init__(self, previous: Sequence[Sequence[str]] | TitleCounts, vocab: _Vocabulary) -> None:
-        self.counts: Counter[str] | TitleCounts
-        if isinstance(previous, TitleCounts):
+    def __init__(self, previous: Sequence[Sequence[str]] | TopicCounts, vocab: _Vocabulary) -> None:
+        self.counts: Counter[str] | TopicCounts
+        if not isinstance(previous, Sequence):
             self.windows, self.with_data, self.prs = previous.windows, previous.with_data, previous.prs
             previous.count_edges(vocab.keys)  # the partial quarter-hours at the windows' ends
             self.counts = previous
@@ -687,12 +709,12 @@ class _History:
 # -- the greedy cover ------------------------------------------------------------------------------------
 
 
-def _weight(s: StoredPR) -> float:
+def _weight(s: ListedPR) -> float:
     """A PR's weight in a theme's strength: its key-PR score, so docs and CI chores weigh little."""
     return max(0.1, 1.0 + s.cls.score / 3.0)
 
 
-def _specific_files(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]]) -> dict[int, frozenset[str]]:
+def _specific_files(prs: Sequence[ListedPR], paths: Mapping[int, Sequence[str]]) -> dict[int, frozenset[str]]:
     """Each PR's files that some other PR of the period touches too, but not one in ten of them:
     the files that can tie a story together (``setup.py`` or ``src/common.h`` tie everything)."""
     files = [(s.pr.number, frozenset(paths.get(s.pr.number, ()))) for s in prs]
@@ -703,9 +725,9 @@ def _specific_files(prs: Sequence[StoredPR], paths: Mapping[int, Sequence[str]])
 
 
 def find_themes(
-    prs: Sequence[StoredPR],
+    prs: Sequence[ListedPR],
     profile: Profile,
-    previous: Sequence[Sequence[str]] | TitleCounts = (),
+    previous: Sequence[Sequence[str]] | TopicCounts = (),
     paths: Mapping[int, Sequence[str]] | None = None,
 ) -> list[Theme]:
     """The period's storylines, strongest first (see the module's docstring).
@@ -713,127 +735,194 @@ def find_themes(
     ``previous`` holds the titles of each earlier window (for novelty and "new this week");
     ``paths`` the changed files of the period's PRs, when the caller has them.
     """
-    vocab = _vocabulary(profile)
-    paths = paths or {}
-    bots = profile.compiled.bot_authors
-    prs = [s for s in prs if not is_bot(s.pr.author, bots)]  # dependency bots tell no story
-    by_number = {s.pr.number: s for s in prs}
-    topics = _topics(prs, vocab)
-    history = _History(previous, vocab)
-    specific = _specific_files(prs, paths)
-    holders: dict[str, list[int]] = {}  # the PRs changing each of those files
-    for n, files in specific.items():
-        for f in files:
-            if f in holders:
-                holders[f].append(n)
-            else:
-                holders[f] = [n]
-    changed = {f: len(ns) for f, ns in holders.items()}  # how many PRs change each
-    total = len(prs)
-    cap = max(MIN_PRS, int(MAX_SHARE * total))
-    places = _places(prs, paths)
-    _name_places(topics, places, vocab)
-    candidates = [
-        tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap and not _mechanics(tp, by_number)
-    ]
-    if isinstance(previous, TitleCounts) and history.known:
-        previous.fetch(tp.key for tp in candidates)  # one read for all (namers are read when named)
-    # novelty and rarity are the titles' (the earlier windows are known by their titles only)
-    novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
-    specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
-    weight = {s.pr.number: _weight(s) for s in prs}
-    # which candidates are ordinary words, decided only for those that would name a story
-    ordinary = _Ordinary(candidates, lambda tp: _ordinary(tp, history, by_number, paths, places))
-    # for each PR, how many candidate tags it has as its first (see ``_grow``)
-    firsts = Counter(
-        n for tp in candidates if tp.source == "tag" for n, w in tp.weight.items() if w >= PRIMARY
-    )
+    search = _Search(prs, profile, previous, paths or {})
+    while len(search.found) < MAX_THEMES + SPARE_THEMES:
+        best = search.pick()
+        if best is None or not search.room_for(best):
+            break
+        search.tell(best)
+    return search.themes()
 
-    def strength(tp: _Topic, members: set[int]) -> float:
-        return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * specificity[tp.key]
 
-    # each candidate's PRs not yet in a theme, and their strength. A theme taking some of a
-    # candidate's PRs only marks its strength stale (it can only have fallen: every term is
-    # positive): it is recomputed when the old value would still beat the best so far, so the
-    # choice is the one fresh values would make, at a few recomputations per round
-    free = {tp.key: set(tp.members) for tp in candidates}
-    power = {tp.key: strength(tp, tp.members) for tp in candidates}
-    stale: set[str] = set()
-    taken: set[int] = set()
-    # each story found: seed, the topics that joined it, its PRs, what names it, strength,
-    # standing, news or not
-    found: list[tuple[_Topic, list[_Topic], set[int], _Topic, float, float, bool]] = []
-    bursts = 0
-    unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
-    touching: dict[str, int] = {}  # how many PRs touch a module, counted for the modules stories name
-    index = _TopicIndex(topics)
-    alive = candidates  # those that can still seed a story (free PRs only shrink, unnamed only grows)
-    while len(found) < MAX_THEMES + SPARE_THEMES:
+class _Found(NamedTuple):
+    """A story found: its seed, the topics that joined it, its PRs, what names it, its strength
+    and standing when found, and whether it is news."""
+
+    seed: _Topic
+    joined: list[_Topic]
+    members: set[int]
+    namer: _Topic
+    power: float
+    standing: float
+    news: bool
+
+
+class _Search:
+    """One period's candidate topics and what finding its stories has decided so far.
+
+    Each candidate keeps its PRs not yet in a story (``free``) and its strength (``power``). A
+    story taking some of a candidate's PRs only marks its strength stale (it can only have
+    fallen: every term is positive): it is recomputed when the old value would still beat the
+    best so far, so the choice is the one fresh values would make, at a few recomputations per
+    round.
+    """
+
+    def __init__(
+        self,
+        prs: Sequence[ListedPR],
+        profile: Profile,
+        previous: Sequence[Sequence[str]] | TopicCounts,
+        paths: Mapping[int, Sequence[str]],
+    ) -> None:
+        self.vocab = vocab = _vocabulary(profile)
+        self.paths = paths
+        bots = profile.compiled.bot_authors
+        self.prs = prs = [s for s in prs if not is_bot(s.pr.author, bots)]  # dependency bots tell no story
+        self.by_number = by_number = {s.pr.number: s for s in prs}
+        self.topics = topics = _topics(prs, vocab)
+        self.history = history = _History(previous, vocab)
+        self.specific = _specific_files(prs, paths)
+        self.holders: dict[str, list[int]] = {}  # the PRs changing each of those files
+        for n, files in self.specific.items():
+            for f in files:
+                self.holders.setdefault(f, []).append(n)
+        self.changed = {f: len(ns) for f, ns in self.holders.items()}  # how many PRs change each
+        total = len(prs)
+        self.cap = cap = max(MIN_PRS, int(MAX_SHARE * total))
+        self.places = places = _places(prs, paths)
+        _name_places(topics, places, vocab)
+        self.candidates = candidates = [
+            tp
+            for tp in topics.values()
+            if MIN_PRS <= len(tp.members) <= cap and not _mechanics(tp, by_number)
+        ]
+        if not isinstance(previous, Sequence) and history.known:
+            previous.fetch(tp.key for tp in candidates)  # one read for all (namers are read when named)
+        # novelty and rarity are the titles' (the earlier windows are known by their titles only)
+        self.novelty = {tp.key: history.novelty(tp.key, len(tp.titled), total) for tp in candidates}
+        self.specificity = {tp.key: history.specificity(tp.key, len(tp.titled), total) for tp in candidates}
+        self.weight = {s.pr.number: _weight(s) for s in prs}
+        # which candidates are ordinary words, decided only for those that would name a story
+        self.ordinary = _Ordinary(candidates, lambda tp: _ordinary(tp, history, by_number, paths, places))
+        # for each PR, how many candidate tags it has as its first (see ``_grow``)
+        self.firsts = Counter(
+            n for tp in candidates if tp.source == "tag" for n, w in tp.weight.items() if w >= PRIMARY
+        )
+        self.free = {tp.key: set(tp.members) for tp in candidates}
+        self.power = {tp.key: self.strength(tp, tp.members) for tp in candidates}
+        self.stale: set[str] = set()
+        self.found: list[_Found] = []
+        self.bursts = 0
+        self.unnamed: set[str] = set()  # seeds whose stories nothing but an ordinary word names
+        self.touching: dict[str, int] = {}  # PRs touching a module, counted for the modules stories name
+        self.index = _TopicIndex(topics)
+        self.alive = (
+            candidates  # those that can still seed a story (free PRs only shrink, unnamed only grows)
+        )
+
+    def strength(self, tp: _Topic, members: set[int]) -> float:
+        weight = self.weight
+        return sum(weight[n] * tp.weight[n] for n in members) * TRUST[tp.source] * self.specificity[tp.key]
+
+    def pick(self) -> tuple[bool, float, str, _Topic] | None:
+        """The strongest candidate that can still seed a story — a burst (news) before any steady
+        one — as (burst, strength, key, topic); None when none can."""
         best: tuple[bool, float, str, _Topic] | None = None
         still: list[_Topic] = []
-        for tp in alive:
+        for tp in self.alive:
             key = tp.key
-            left = free[key]
-            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members) or key in unnamed:
+            left = self.free[key]
+            if len(left) < MIN_PRS or len(left) < TAKEN * len(tp.members) or key in self.unnamed:
                 continue  # mostly told already by an earlier theme, or a story with no subject
             still.append(tp)
             # a topic bursting against the earlier windows is news: it comes before steady areas
             burst = (
-                novelty[key] >= BURST
+                self.novelty[key] >= BURST
                 and tp.source in BURSTING
                 and len(left) >= MIN_BURST_PRS
-                and bursts < MAX_BURSTS
+                and self.bursts < MAX_BURSTS
             )
-            if best is not None and (burst, power[key], key) <= best[:3]:
+            if best is not None and (burst, self.power[key], key) <= best[:3]:
                 continue  # not even its strength before it fell beats the best
-            if key in stale:
-                power[key] = strength(tp, left)
-                stale.discard(key)
-            rank = (burst, power[key], key)
+            if key in self.stale:
+                self.power[key] = self.strength(tp, left)
+                self.stale.discard(key)
+            rank = (burst, self.power[key], key)
             if best is None or rank > best[:3]:
                 best = (*rank, tp)
-        alive = still
-        if best is None:
-            break
-        if len(found) >= MAX_THEMES and not best[0]:
-            # standing is at most twice the strength: a weaker story cannot be told any more
-            steady = sorted((stand for *_, stand, news in found if not news), reverse=True)
-            slots = MAX_THEMES - (len(found) - len(steady))
-            if slots <= 0 or (len(steady) >= slots and 2 * best[1] < steady[slots - 1]):
-                break
+        self.alive = still
+        return best
+
+    def room_for(self, best: tuple[bool, float, str, _Topic]) -> bool:
+        """Whether a story this strong can still be told: news always; a steady one while it may
+        stand among the best (standing is at most twice the strength)."""
+        if len(self.found) < MAX_THEMES or best[0]:
+            return True
+        steady = sorted((f.standing for f in self.found if not f.news), reverse=True)
+        slots = MAX_THEMES - (len(self.found) - len(steady))
+        return not (slots <= 0 or (len(steady) >= slots and 2 * best[1] < steady[slots - 1]))
+
+    def tell(self, best: tuple[bool, float, str, _Topic]) -> None:
+        """Grow ``best``'s seed into a story and take its PRs — unless only an ordinary word names it."""
         seed = best[3]
         joined, members = _grow(
-            seed, set(free[seed.key]), index, free, novelty, specific, changed, cap, firsts, holders
+            seed,
+            set(self.free[seed.key]),
+            self.index,
+            self.free,
+            self.novelty,
+            self.specific,
+            self.changed,
+            self.cap,
+            self.firsts,
+            self.holders,
         )
-        namer = _namer(seed, members, topics, ordinary, index)
-        if namer.key in ordinary:
-            unnamed.add(seed.key)  # no subject to name it by: not a story ("file", "version")
-            continue
-        bursts += best[0]
-        taken |= members
-        for tp in candidates:
-            left = free[tp.key]
+        namer = _namer(seed, members, self.topics, self.ordinary, self.index)
+        if namer.key in self.ordinary:
+            self.unnamed.add(seed.key)  # no subject to name it by: not a story ("file", "version")
+            return
+        self.bursts += best[0]
+        for tp in self.candidates:
+            left = self.free[tp.key]
             if not left.isdisjoint(members):
                 left -= members
-                stale.add(tp.key)
+                self.stale.add(tp.key)
         module = namer.key.split(":", 1)[1] if namer.source == "module" else None
-        news = namer.source != "module" and history.per_window(namer.key) == 0
+        news = namer.source != "module" and self.history.per_window(namer.key) == 0
         named = {p for tp in [seed, *joined] for p in tp.places}
-        if module is not None and module not in touching:
-            touching[module] = sum(1 for s in prs if module in s.cls.modules)
-        stand = best[1] * _standing(members, module, named, places, touching)
-        found.append((seed, joined, members, namer, best[1], stand, news))
-    # news first (in the order found), then the stories by standing; the rest are left untold
-    shown = sorted(range(len(found)), key=lambda i: (not found[i][6], -found[i][5], i))[:MAX_THEMES]
-    themes = []
-    for seed, joined, members, namer, power_then, stand, _ in (found[i] for i in shown):
-        theme = _theme(seed, [seed, *joined], members, namer, by_number, topics, vocab, history, paths)
-        told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
-        themes.append(replace(theme, strength=round(power_then, 2), standing=round(stand, 2), told=told))
-    return themes
+        if module is not None and module not in self.touching:
+            self.touching[module] = sum(1 for s in self.prs if module in s.cls.modules)
+        stand = best[1] * _standing(members, module, named, self.places, self.touching)
+        self.found.append(_Found(seed, joined, members, namer, best[1], stand, news))
+
+    def themes(self) -> list[Theme]:
+        """News first (in the order found), then the stories by standing; the rest are left untold."""
+        found = self.found
+        shown = sorted(range(len(found)), key=lambda i: (not found[i].news, -found[i].standing, i))[
+            :MAX_THEMES
+        ]
+        themes = []
+        for f in (found[i] for i in shown):
+            topics = [f.seed, *f.joined]
+            theme = _theme(
+                f.seed,
+                topics,
+                f.members,
+                f.namer,
+                self.by_number,
+                self.topics,
+                self.vocab,
+                self.history,
+                self.paths,
+            )
+            told = frozenset(n for n in f.members if any(n in tp.titled for tp in topics))
+            themes.append(
+                replace(theme, strength=round(f.power, 2), standing=round(f.standing, 2), told=told)
+            )
+        return themes
 
 
-def _mechanics(tp: _Topic, by_number: Mapping[int, StoredPR]) -> bool:
+def _mechanics(tp: _Topic, by_number: Mapping[int, ListedPR]) -> bool:
     """A tag or word that says where changes go, not what they are about — a version, or what
     titles naming versions or other PRs share (backports, cherry-picks, release branches) — is
     no story (``classify.topics.release_mechanics``: a rule, not a list of words)."""
@@ -872,7 +961,7 @@ def _main_directory(files: Sequence[str]) -> str:
 def _ordinary(
     tp: _Topic,
     history: _History,
-    by_number: Mapping[int, StoredPR],
+    by_number: Mapping[int, ListedPR],
     paths: Mapping[int, Sequence[str]],
     places: Mapping[str, Mapping[int, float]],
 ) -> bool:
@@ -997,7 +1086,7 @@ def _theme(
     joined: list[_Topic],
     members: set[int],
     namer: _Topic,
-    by_number: Mapping[int, StoredPR],
+    by_number: Mapping[int, ListedPR],
     topics: Mapping[str, _Topic],
     vocab: _Vocabulary,
     history: _History,
@@ -1117,7 +1206,7 @@ def _namer(
 
 def _name(
     namer: _Topic,
-    prs: Sequence[StoredPR],
+    prs: Sequence[ListedPR],
     vocab: _Vocabulary,
     topics: Mapping[str, _Topic],
     members: set[int],
@@ -1145,7 +1234,7 @@ def _name(
         text = _without_leading_verbs(text)
     if not text:  # nothing but verbs ("Tune"): the action says it, or where the story happens
         if action is not None:
-            return {lang: _sentence_case(t(lang, f"theme.action.{action}")) for lang in ("en", "zh")}
+            return {lang: _sentence_case(ACTION_NAMES[action][lang]) for lang in ("en", "zh")}
         return _where(prs, profile) or {"en": namer.text, "zh": namer.text}
     # English names start with a capital, as the module labels beside them do; Chinese keeps a
     # Latin name as written ("zqrun 重构")
@@ -1153,8 +1242,8 @@ def _name(
     if action is None:
         return {"en": en, "zh": text}
     return {
-        "en": f"{_attributive(en)} {t('en', f'theme.action.{action}')}",
-        "zh": zh_glue([_attributive(text), t("zh", f"theme.action.{action}")]),
+        "en": f"{_attributive(en)} {ACTION_NAMES[action]['en']}",
+        "zh": zh_glue([_attributive(text), ACTION_NAMES[action]["zh"]]),
     }
 
 
@@ -1206,7 +1295,7 @@ def _sentence_case(text: str) -> str:
     return f"{first} {rest}" if rest else first
 
 
-def _where(prs: Sequence[StoredPR], profile: Profile) -> dict[str, str] | None:
+def _where(prs: Sequence[ListedPR], profile: Profile) -> dict[str, str] | None:
     """The label of the module most of a theme's PRs touch (the catch-all aside), or None."""
     tally = Counter(m for s in prs for m in dict.fromkeys(s.cls.modules) if m != profile.catch_all_module)
     if not tally:
@@ -1219,7 +1308,7 @@ _FILE_NAME = re.compile(r"[\w\-/]+\.[A-Za-z]{1,5}")  # requirements_dev.txt, set
 
 
 def _file_subject(
-    name: str, prs: Sequence[StoredPR], profile: Profile, paths: Mapping[int, Sequence[str]]
+    name: str, prs: Sequence[ListedPR], profile: Profile, paths: Mapping[int, Sequence[str]]
 ) -> dict[str, str] | None:
     """A file name as a theme's name becomes the subject it belongs to: the label of the profile
     module whose path rules hold the file, as the theme's PRs change it (``requirements_dev.txt`` →
@@ -1257,7 +1346,7 @@ def _attributive(text: str) -> str:
 
 def _headed(
     namer: _Topic,
-    prs: Sequence[StoredPR],
+    prs: Sequence[ListedPR],
     vocab: _Vocabulary,
     topics: Mapping[str, _Topic],
     members: set[int],
@@ -1305,7 +1394,7 @@ def _noun_like(word: str) -> bool:
 
 def _spelt_out(
     short: str,
-    prs: Sequence[StoredPR],
+    prs: Sequence[ListedPR],
     vocab: _Vocabulary,
     topics: Mapping[str, _Topic],
     paths: Mapping[int, Sequence[str]],
@@ -1337,7 +1426,7 @@ def _spelt_out(
     return display_case(anywhere.most_common(1)[0][0]) if anywhere else None
 
 
-def _action(prs: Sequence[StoredPR]) -> str | None:
+def _action(prs: Sequence[ListedPR]) -> str | None:
     """The action a series' titles mostly share (``ACTION_SHARE``, ``MIN_PRS`` at least): said by
     their leading verb ("Migrate X to Y") or, when that names none, declared by the conventional-commit
     type when it is a refactor ("refactor: require run in …" → "run refactoring")."""
@@ -1409,7 +1498,7 @@ def theme_parts(themes: Sequence[Theme], profile: Profile) -> dict[int, ScorePar
             penalty = -profile.score.kinds.get(s.cls.kind, 0.0)
             if s.cls.kind in lifted and penalty > 0:
                 kind = profile.kind_label(s.cls.kind, "en").lower()
-                reason = t("en", "score.theme_lift", detail=th.title, n=len(th.prs), kind=kind)
+                reason = f'part of the theme "{th.title}" ({len(th.prs)} PRs), which lifts the {kind} penalty'
                 mine = replace(mine, reason=reason, points=mine.points + penalty)
             out[s.pr.number] = mine
     return out
@@ -1419,22 +1508,13 @@ def _standing_of(theme: Theme) -> float:
     return theme.strength if theme.standing is None else theme.standing
 
 
-def rebind(themes: Sequence[Theme], prs: Sequence[StoredPR]) -> list[Theme]:
+def rebind(themes: Sequence[Theme], prs: Sequence[ListedPR]) -> list[Theme]:
     """The themes holding ``prs``' objects for their numbers (after their scores were updated)."""
     by_number = {s.pr.number: s for s in prs}
     return [replace(th, prs=[by_number.get(s.pr.number, s) for s in th.prs]) for th in themes]
 
 
-# -- the sentence ------------------------------------------------------------------------------------------
-
-
-def _count(lang: str, key: str, n: int, **values: object) -> str:
-    """A counted phrase: English has a ``.one`` form for one; Chinese counts with measure words."""
-    if n == 1 and lang == "en":
-        one = t(lang, f"{key}.one", n=n, **values)
-        if one != f"{key}.one":
-            return one
-    return t(lang, key, n=n, **values)
+# -- what the sentences need -----------------------------------------------------------------
 
 
 _ZH_PUNCT = frozenset("、，。：；（）《》“”！？")
@@ -1457,73 +1537,9 @@ def zh_glue(parts: Sequence[str]) -> str:
     return out
 
 
-def join(lang: str, items: Sequence[str]) -> str:
-    """``a, b and c`` / ``a、b 和 c``."""
-    if len(items) <= 1:
-        return "".join(items)
-    if lang == "zh":
-        return zh_glue(["、".join(items[:-1]), "和", items[-1]])
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def kind_counts(prs: Sequence[StoredPR]) -> list[tuple[str, int]]:
+def kind_counts(prs: Sequence[ListedPR]) -> list[tuple[str, int]]:
     """The kinds a theme's sentence names: its three commonest, then every other PR as "other"."""
     counts = Counter(s.cls.kind for s in prs).most_common()
     shown = [(k, n) for k, n in counts if k != "other"][:3]
     rest = len(prs) - sum(n for _, n in shown)
     return shown + ([("other", rest)] if rest else [])
-
-
-def _kinds(prs: Sequence[StoredPR], profile: Profile, lang: str) -> str:
-    parts = []
-    for kind, n in kind_counts(prs):
-        key = f"theme.kind.{kind}"
-        if t(lang, key, n=n) == key:
-            parts.append(t(lang, "theme.kind.any", n=n, kind=profile.kind_label(kind, lang).lower()))
-        else:
-            parts.append(_count(lang, key, n))
-    return join(lang, parts)
-
-
-def describe(
-    themes: Sequence[Theme],
-    key: Iterable[int],
-    profile: Profile,
-    *,
-    weekly: bool = True,
-    module_before: Mapping[str, float] | None = None,
-) -> list[Theme]:
-    """Each theme with its computed sentence in every language, naming its lead PRs.
-
-    "6 refactors and 1 fix; led by #43785, #43788 and #43753." — "14 fixes, 6 performance changes,
-    5 new features and 15 other changes; 6 of them key, led by #43449, #43363 and #43271; the
-    module averaged 36.5 PRs a week in the 4 weeks before." Every number is the theme's own: the
-    kinds of its PRs, the key PRs among them, and how often the earlier windows had it — for a
-    module theme the module's average of the trends table (``module_before``), for a tag or words
-    the titles naming them. A theme's size and whether it is new are the heading's to say.
-    """
-    keys = set(key)
-    per = "week" if weekly else "period"
-    out = []
-    for th in themes:
-        ordered = sorted(th.prs, key=lambda s: (s.pr.number not in keys, -s.cls.score, -s.pr.number))
-        lead = tuple(s.pr.number for s in ordered[:LEAD_PRS])
-        n_key = sum(1 for s in th.prs if s.pr.number in keys)
-        before = th.before
-        if th.module is not None and module_before is not None and th.compared:
-            before = module_before.get(th.module, 0.0)
-        summary = {}
-        for lang in ("en", "zh"):
-            refs = join(lang, [f"#{n}" for n in lead])
-            kinds = _kinds(th.prs, profile, lang)
-            if n_key:
-                text = t(lang, "theme.sentence_key", kinds=kinds, key=n_key, lead=refs)
-            else:
-                text = t(lang, "theme.sentence", kinds=kinds, lead=refs)
-            if before:  # none before: the heading says the topic is new
-                avg = avg_text(before)  # as the trends table shows the module's average
-                what = "module" if th.module is not None else "titles"
-                text += t(lang, f"theme.before_{what}.{per}", now=th.named, avg=avg, k=th.compared)
-            summary[lang] = text + t(lang, "theme.end")
-        out.append(replace(th, prs=ordered, summary=summary, lead=lead, before=before))
-    return out

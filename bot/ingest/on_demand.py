@@ -1,4 +1,4 @@
-"""Answer an Invocation at the edge: the registry, plus what only the edges may do.
+"""A PR the cache lacks, fetched on demand: the registry, plus what only the edges may do.
 
 ``commands/`` cannot reach the network, so ``pr`` for a PR missing from the cache comes back with
 ``Reply.not_cached`` set; here, when GITHUB_TOKEN is configured, the PR is fetched, classified and
@@ -15,7 +15,7 @@ from commands.locale import t
 from commands.model import Invocation, NotCached, Reply
 from commands.registry import Context, dispatch
 
-if TYPE_CHECKING:  # the CLI's one-shot reads import this module without pydantic (bot.config.read_settings)
+if TYPE_CHECKING:
     from bot.config.settings import Settings
 
 

@@ -1,4 +1,4 @@
-"""The compiled rule profile, kept between runs in the user's cache directory.
+"""The compiled rule profile, kept between runs in the user's cache directory (by ``load_profile``).
 
 Compiling a profile (validating the TOML, building one regex per glob set and the keyword index)
 took 33–55 ms of every one-shot command's start. The compiled ``Profile`` is pickled under a key
@@ -6,7 +6,7 @@ made of everything it is compiled from — the profile file's bytes, the generic
 defaults from, the classifier's code (``classifier_code_hash``) and the Python and pydantic
 versions — so an edited profile or an upgraded prdigest simply misses. A cache file that cannot be
 read, is corrupt or holds something else is ignored and rewritten; a cache directory that cannot
-be written is not used. Errors in the profile itself are raised by ``load_profile`` as before.
+be written is not used. Only a profile that compiled is kept: errors are always the compiler's.
 
 The file holds what a read command asks of a profile (its name, version and content hash, module
 and kind labels, the words that mean a module, the key-PR share) as plain data, and — each pickled
@@ -33,18 +33,11 @@ import pickle
 import re
 import sys
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from classify.rules import (
-    PROFILES_DIR,
-    Profile,
-    ProfileError,
-    classifier_code_hash,
-    load_profile,
-    profile_path,
-)
+from classify.profile import PROFILES_DIR, Profile, ProfileError, classifier_code_hash
 
 FORMAT = 2
 HEAVY = ("flags", "score", "compiled")
@@ -116,9 +109,9 @@ def cache_key(path: Path) -> str:
 def _pickle(value: object) -> bytes:
     buf = io.BytesIO()
     pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = copyreg.dispatch_table.copy()  # type: ignore[misc]
-    pickler.dispatch_table[types.MappingProxyType] = _reduce_proxy  # type: ignore[index]
-    pickler.dispatch_table[re.Pattern] = _reduce_pattern  # type: ignore[index]
+    pickler.dispatch_table = copyreg.dispatch_table.copy()
+    pickler.dispatch_table[types.MappingProxyType] = _reduce_proxy
+    pickler.dispatch_table[re.Pattern] = _reduce_pattern
     pickler.dump(value)
     return buf.getvalue()
 
@@ -134,12 +127,15 @@ class CachedProfile(Profile):
     first use (``pr`` asks ``score``, which builds the ``[score]`` table's three classes alone).
 
     A field that cannot be read (a damaged file) is compiled again from the profile's file
-    instead, provided the file still has the content this profile was cached from."""
+    instead (``recompile``), provided the file still has the content this profile was cached from."""
 
-    def __init__(self, light: dict[str, Any], lazy: dict[str, bytes]) -> None:
+    def __init__(
+        self, light: dict[str, Any], lazy: dict[str, bytes], recompile: Callable[[], Profile]
+    ) -> None:
         for name, value in light.items():
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_lazy", lazy)
+        object.__setattr__(self, "_recompile", recompile)
 
     def __getattr__(self, name: str) -> Any:
         blob = self.__dict__.get("_lazy", {}).get(name) if name in HEAVY else None
@@ -148,7 +144,7 @@ class CachedProfile(Profile):
         try:
             value = pickle.loads(blob)
         except Exception:  # a damaged field is compiled again, never a traceback
-            fresh = load_profile(self.source)
+            fresh = self.__dict__["_recompile"]()
             if fresh.content_hash != self.content_hash:
                 raise ProfileError(
                     f"{self.source}: edited while in use (version {self.version} kept)"
@@ -158,7 +154,7 @@ class CachedProfile(Profile):
         return value
 
 
-def _loads(blob: bytes) -> Profile | None:
+def _loads(blob: bytes, recompile: Callable[[], Profile]) -> Profile | None:
     try:
         outer = pickle.loads(blob)
         if not isinstance(outer, dict) or set(outer) != {"light", "lazy"}:
@@ -171,47 +167,28 @@ def _loads(blob: bytes) -> Profile | None:
             return None
         if not all(isinstance(v, bytes) for v in lazy.values()):
             return None
-        return CachedProfile(light, lazy)
+        return CachedProfile(light, lazy, recompile)
     except Exception:  # a corrupt or foreign file is a miss, never a traceback
         return None
 
 
-_IN_MEMORY: dict[tuple[str, int, int], Profile] = {}
-"""profiles this process has loaded, by file version: each repository's profile is asked for
-question after question (``bot.config.repo_profiles``), and the default one is often the same"""
-
-
-def cached_profile(name_or_path: str | Path | None = None) -> Profile:
-    """``load_profile(name_or_path)``, from the cache directory when compiled before (and from
-    memory when this process loaded that version of the file already)."""
-    path, _ = profile_path(name_or_path)  # ProfileError for a missing file, as load_profile
+def read(path: Path, recompile: Callable[[], Profile]) -> Profile | None:
+    """The profile compiled from ``path``'s current content, if it was kept; else None.
+    ``recompile`` compiles the file again should a field of the kept one be damaged."""
     try:
-        stat = path.stat()
-        version = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+        file = cache_dir() / f"profile-{cache_key(path)}.pickle"
+        return _loads(file.read_bytes(), recompile)
     except OSError:
-        return load_profile(name_or_path)
-    hit = _IN_MEMORY.get(version)
-    if hit is None:
-        hit = _from_disk(name_or_path, path)
-        if len(_IN_MEMORY) >= 32:
-            _IN_MEMORY.pop(next(iter(_IN_MEMORY)))
-        _IN_MEMORY[version] = hit
-    return hit
+        return None
 
 
-def _from_disk(name_or_path: str | Path | None, path: Path) -> Profile:
+def write(path: Path, profile: Profile) -> None:
+    """Keep ``profile``, compiled from ``path``'s current content, for the next process."""
     try:
-        key = cache_key(path)
+        file = cache_dir() / f"profile-{cache_key(path)}.pickle"
     except OSError:
-        return load_profile(name_or_path)
-    file = cache_dir() / f"profile-{key}.pickle"
-    with contextlib.suppress(OSError):
-        profile = _loads(file.read_bytes())
-        if profile is not None:
-            return profile
-    profile = load_profile(name_or_path)
+        return
     _store(file, profile)
-    return profile
 
 
 def _store(file: Path, profile: Profile) -> None:
@@ -230,21 +207,3 @@ def _store(file: Path, profile: Profile) -> None:
                 os.unlink(tmp)
     except Exception:  # a read-only home, a full disk, an unpicklable matcher: just no cache
         return
-
-
-class ProfileChoice(Protocol):
-    """The two settings that choose the rule profile (``Settings`` and ``ReadSettings`` have both)."""
-
-    @property
-    def prdigest_rules(self) -> Path | None: ...
-
-    @property
-    def prdigest_profile(self) -> str: ...
-
-
-def active_profile(settings: ProfileChoice) -> Profile:
-    """The rule profile in force: ``PRDIGEST_RULES`` (a file) wins over ``PRDIGEST_PROFILE`` (a bundled name).
-
-    Raises ``classify.rules.ProfileError`` naming the file, key and reason.
-    """
-    return cached_profile(settings.prdigest_rules or settings.prdigest_profile)

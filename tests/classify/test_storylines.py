@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from classify.models import Classification, PullRequest
+from classify.models import Classification, ListedPR, PRHead
 from classify.rules import Profile, load_profile, profile_from_data
+from classify.storylines import Theme, _verb_of_change, find_themes, theme_parts, zh_glue
 from commands.locale.reasons import score_reason
-from commands.report.themes import Theme, _verb_of_change, describe, find_themes, join, theme_parts, zh_glue
-from storage.prs import StoredPR
+from commands.report.storyline_text import describe, join
 from tests.conftest import RunFn
 
 MONDAY = datetime(2026, 5, 4, 9, tzinfo=UTC)
@@ -27,15 +27,13 @@ def spr(
     kind: str = "feature",
     author: str = "dev",
     number: int | None = None,
-) -> StoredPR:
+) -> ListedPR:
     n = number if number is not None else next(_numbers)
-    pr = PullRequest(
-        repo="o/r", number=n, title=title, author=author, merged_at=MONDAY + timedelta(minutes=n)
-    )
-    return StoredPR(pr=pr, cls=Classification(kind=kind, score=score, modules=["other"]))
+    pr = PRHead("o/r", n, title, author, f"https://github.com/o/r/pull/{n}", MONDAY + timedelta(minutes=n))
+    return ListedPR(pr=pr, cls=Classification(kind=kind, score=score, modules=["other"]))
 
 
-def filler(k: int) -> list[StoredPR]:
+def filler(k: int) -> list[ListedPR]:
     """Unrelated PRs, each about something else (so no accidental topic is shared)."""
     words = [f"Zq{chr(97 + i % 26)}{chr(97 + i // 26)}thing" for i in range(k)]
     return [spr(f"Tweak {w} handling", score=0.5, kind="other") for w in words]
@@ -282,8 +280,8 @@ def test_a_place_many_prs_work_in_or_named_like_the_repository_names_no_story(ge
     assert all(not set(th.numbers) & {s.pr.number for s in working} for th in wide)
 
     # a directory named like the repository (o/toolkit: python/toolkit/) is the project itself
-    def in_toolkit(s: StoredPR) -> StoredPR:
-        return StoredPR(pr=replace(s.pr, repo="o/toolkit"), cls=s.cls)
+    def in_toolkit(s: ListedPR) -> ListedPR:
+        return ListedPR(pr=replace(s.pr, repo="o/toolkit"), cls=s.cls)
 
     named = [spr(f"[toolkit] Tidy the {w}") for w in ("cache", "parser", "reader")]
     inside = [spr(f"Rename {w} helpers") for w in ("alpha", "beta")]
@@ -295,7 +293,7 @@ def test_a_place_many_prs_work_in_or_named_like_the_repository_names_no_story(ge
 
 
 def test_the_area_after_a_models_name_is_the_titles_subject() -> None:
-    from commands.report.themes import _vocabulary
+    from classify.storylines import _vocabulary
 
     vocab = _vocabulary(load_profile("vllm"))
     found = {
@@ -329,8 +327,8 @@ def test_a_coherent_subsystem_story_stands_above_a_slice_of_a_bucket(tmp_path: P
     }
     profile = profile_from_data(data, source=tmp_path / "stand.toml")
 
-    def with_modules(item: StoredPR, *modules: str) -> StoredPR:
-        return StoredPR(pr=item.pr, cls=replace(item.cls, modules=list(modules)))
+    def with_modules(item: ListedPR, *modules: str) -> ListedPR:
+        return ListedPR(pr=item.pr, cls=replace(item.cls, modules=list(modules)))
 
     names = ("Qwen", "Gemma", "Llama", "Mistral", "Kimi", "Step")
     models = [with_modules(spr(f"[Model] Add {w}", score=4), "models") for w in names]
@@ -483,8 +481,8 @@ TITLES = [
 @pytest.mark.parametrize("name", ["vllm", "generic"])
 def test_the_vocabularys_fast_reading_is_title_terms(name: str) -> None:
     """The per-word caches read titles exactly as ``classify.topics.title_terms`` does."""
+    from classify import storylines as T
     from classify.topics import title_terms
-    from commands.report import themes as T
 
     vocab = T._Vocabulary(load_profile(name))
 
@@ -621,10 +619,10 @@ def test_a_declared_refactor_series_is_named_a_refactoring_but_a_declared_fix_on
 
 
 def test_a_theme_name_never_begins_with_a_verb_of_change(generic: Profile) -> None:
-    """ "Tune Triton config tuning" and "skipped AMD" (review finding 19): the phrase naming a
+    """ "Tune Triton config tuning" and "skipped AMD" (names a reviewer met): the phrase naming a
     story may start with a title's verb; the name is the subject after it, with the series' action
     ("Zqtriton zqblock tuning"). A participle that changes nothing ("Fused MoE") is no verb of change."""
-    from commands.report.themes import _name, _Topic, _vocabulary
+    from classify.storylines import _name, _Topic, _vocabulary
 
     vocab = _vocabulary(generic)
     tuned = [

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from commands.model import UsageError
-from commands.period import is_period, parse_period, week_of
+from classify.errors import UsageError
+from classify.periods import is_period, parse_period, week_of
 
 NOW = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)  # a Monday
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from commands.model import UsageError
-from commands.period import iso_week
-from commands.schedule import (
+from classify.errors import UsageError
+from classify.periods import iso_week
+from classify.schedule import (
     DEFAULT_CATCHUP,
     MAX_LOOKBACK,
     first_anchor,

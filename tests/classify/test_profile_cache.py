@@ -1,5 +1,5 @@
-"""The compiled profile cached between runs (bot.config.profile_cache): same profile, same results; a
-changed file misses; a corrupt or unwritable cache is never an error."""
+"""The compiled profile kept between runs (classify.profile_cache, used by load_profile): same profile,
+same results; a changed file misses; a corrupt or unwritable cache is never an error."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.config.profile_cache import cache_dir, cached_profile
 from bot.ingest.demo import demo_records
 from classify.engine import classify
+from classify.profile_cache import cache_dir
 from classify.records import parse_pr
 from classify.rules import PROFILES_DIR, ProfileError, load_profile
 
@@ -22,18 +22,16 @@ def own_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _fresh(name: str | Path) -> object:
-    import bot.config.profile_cache
     import classify.rules
 
-    classify.rules._CACHE.clear()  # what a new process sees: nothing compiled yet
-    bot.config.profile_cache._IN_MEMORY.clear()  # nor loaded
-    return cached_profile(name)
+    classify.rules._LOADED.clear()  # what a new process sees: nothing loaded yet
+    return load_profile(name)
 
 
 def test_a_cached_profile_classifies_every_demo_pr_as_the_compiled_one(own_cache_dir: Path) -> None:
-    compiled = load_profile("vllm")
-    first = _fresh("vllm")
+    compiled = _fresh("vllm")  # compiled: nothing kept in this cache directory yet
     assert len(list(own_cache_dir.glob("profile-*.pickle"))) == 1
+    first = _fresh("vllm")
     from_cache = _fresh("vllm")
     assert from_cache is not first and from_cache is not compiled
     for record in list(demo_records())[:400]:
@@ -72,20 +70,19 @@ def test_an_unwritable_cache_directory_is_no_error(tmp_path: Path, monkeypatch: 
 
 def test_profile_errors_are_the_loaders(tmp_path: Path) -> None:
     with pytest.raises(ProfileError, match="no such file"):
-        cached_profile(tmp_path / "missing.toml")
+        _fresh(tmp_path / "missing.toml")
     bad = tmp_path / "bad.toml"
     bad.write_text("name = \n", encoding="utf-8")
     with pytest.raises(ProfileError, match="invalid TOML"):
-        cached_profile(bad)
+        _fresh(bad)
 
 
 def test_flags_score_and_matchers_are_read_at_first_use_and_a_damaged_one_is_compiled_again(
     own_cache_dir: Path,
 ) -> None:
-    from bot.config.profile_cache import HEAVY, CachedProfile, _pickle
+    from classify.profile_cache import HEAVY, CachedProfile, _pickle
 
-    compiled = load_profile("vllm")
-    _fresh("vllm")
+    compiled = _fresh("vllm")
     [file] = own_cache_dir.glob("profile-*.pickle")
     outer = pickle.loads(file.read_bytes())
     lazy = _fresh("vllm")

@@ -12,12 +12,15 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from commands.locale import t
-from commands.model import UsageError
+from classify.errors import UsageError
 
 _ISO_WEEK = re.compile(r"^(\d{4})-?[Ww](\d{1,2})$")
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$")
 _MAX_RANGE_DAYS = 366 * 20
+COMPARE_WEEKS = 4  # a period is compared with up to this many windows of its length before it
+# A window counts as covered when it starts at most this long before the cache's first PR: the
+# first PR of a fully synced week is rarely merged in its first minutes (or hours, in another zone).
+COVERAGE_SLACK = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -44,13 +47,6 @@ class Period:
             except OverflowError:
                 break
         return out
-
-    def shown(self, lang: str) -> str:
-        """The label as a reader of ``lang`` sees it: a week or a range as written (``2026-W19``),
-        the rolling window in words ("last 7 days", "最近 7 天"); ``label`` stays the JSON's."""
-        if self.kind == "rolling":
-            return t(lang, "period.rolling", days=self.length.days)
-        return self.label
 
     def as_dict(self) -> dict[str, str]:
         return {"start": _z(self.start), "end": _z(self.end), "label": self.label}
@@ -108,7 +104,7 @@ def _parse_period(text: str | None, now: datetime, timezone: str) -> Period:
     word = (text or "week").strip().lower()
     if word == "week":
         end = now.astimezone(UTC)
-        return Period(end - timedelta(days=7), end, t("en", "period.rolling", days=7), "rolling")
+        return Period(end - timedelta(days=7), end, "last 7 days", "rolling")
     if word in ("last-week", "this-week"):
         current = week_of(now, zone)
         if word == "this-week":
@@ -136,3 +132,13 @@ def _parse_period(text: str | None, now: datetime, timezone: str) -> Period:
             "range",
         )
     raise UsageError("error.period", word=repr(text))
+
+
+def covered_windows(period: Period, cache_start: datetime | None) -> tuple[list[Period], bool]:
+    """The (up to four) windows before ``period`` that the cache covers, and whether the cache's
+    start left some out."""
+    candidates = period.previous(COMPARE_WEEKS)
+    if cache_start is None:
+        return [], False
+    kept = [p for p in candidates if p.start >= cache_start - COVERAGE_SLACK]
+    return kept, len(kept) < COMPARE_WEEKS
