@@ -623,16 +623,16 @@ def _slow_post_race(demo_db: Path, profile: Profile, slack: FakeSlack) -> tuple[
     other: list[str] = []
     runs: list[datetime] = []
 
-    watcher = connect(demo_db)
-
-    def first_has_claimed() -> bool:
-        row = watcher.execute("SELECT count(*) FROM deliveries WHERE lease_owner IS NOT NULL")
-        return bool(row.fetchone()[0])
-
     def second_process() -> None:
-        # the race under test starts once the slow run holds its claim: on a loaded machine the
-        # second process could otherwise claim first and the slow run would (rightly) be held
-        while not first_has_claimed():
+        # the race under test starts once the slow run is posting (its messages stored with its
+        # claim): building the digest and its chart may itself outlast the 2 s lease on a loaded
+        # machine, and a claim taken over before anything was stored is rightly given up
+        watcher = connect(demo_db)  # this thread's own connection, as a second process has
+
+        def first_is_posting() -> bool:
+            return bool(watcher.execute("SELECT count(*) FROM delivery_steps").fetchone()[0])
+
+        while not first_is_posting():
             if done.wait(0.02):
                 return
         h = Harness(demo_db, profile, slack, owner="other")
@@ -669,9 +669,13 @@ def test_a_post_slower_than_the_lease_keeps_its_claim_and_is_not_taken_over(
 def test_control_without_renewal_the_slow_post_is_taken_over_and_posted_twice(
     demo_db: Path, profile: Profile, slack: FakeSlack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What the renewal prevents: the same race with renewals that change nothing."""
+    """What the renewal prevents: the same race with renewals that change nothing. The second
+    process takes the live post over once the lease runs out and finishes it; the slow run finds
+    its claim gone at its next step and gives the delivery up. (Whether the lead is then doubled
+    depends on the look-before-resend waiting out the first send, which this harness's instant
+    sleep does not do: that wait has tests of its own above.)"""
     subscribe(demo_db, layout="single")
     monkeypatch.setattr(DeliveryStore, "renew", lambda self, claim, **kw: True)
     outcome, other, _ = _slow_post_race(demo_db, profile, slack)
-    assert outcome.state == "posted" and "posted" in other
-    assert len(leads(slack)) == 2
+    assert (outcome.state, outcome.reason) == ("held", "taken over by another run")
+    assert "posted" in other
