@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from commands.model import Attachment, Reply
 
@@ -76,6 +76,25 @@ class StepPoster(Protocol):
     async def link(self, channel: str, lead: str) -> str | None: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class LivePosting(Protocol):
+    """A chat front end of ``serve`` that lends its live connection to scheduled digests (the
+    Slack component's Web API client, the Discord component's logged-in client and its HTTP
+    session), so that the Monday clock posts through the session already open instead of
+    logging in again at every run. ``name`` is the platform's."""
+
+    name: str
+
+    def step_poster(self) -> StepPoster | None:
+        """A new step poster on the live connection; None while there is none (not started,
+        stopped)."""
+
+
+# ``live(platform)``: a step poster on the live connection of ``serve``'s component for that
+# platform, or None where none serves it
+LivePosters = Callable[[str], "StepPoster | None"]
 
 
 def section_keys(reply: Reply) -> list[str]:

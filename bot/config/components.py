@@ -3,8 +3,11 @@ component is — the narrow interface between them.
 
 Components (the Slack and Discord front ends, the Monday clock, the storyline fill) are given a
 ``Host`` when they start and use only what it declares here: the settings, the shared command
-runner, HTTP routes, and worker lanes of their own. They never import the host, so it can be
-changed (or faked in a test) without touching them, and no import circle runs through it.
+runner, HTTP routes, worker lanes of their own and a cache connection for the loop's thread. They
+never import the host, so it can be changed (or faked in a test) without touching them, and no
+import circle runs through it. What one component lends another (the chat front ends' live
+connections, which the Monday clock posts through) the host wires when it builds them
+(``bot.chat.steps.LivePosting``).
 """
 
 from __future__ import annotations
@@ -67,6 +70,11 @@ class Host(Protocol):
     def lane(self, name: str) -> Lane:
         """A lane of one worker thread of the component's own, with its own cache connection (its
         work never waits behind chat commands, nor they behind it); the component closes it."""
+
+    def context(self) -> Context:
+        """A context whose cache connection belongs to the calling thread — the loop's, for a
+        component's short ledger reads and writes between awaits; anything slow goes to a lane.
+        The component closes it (``ctx.store.db.close()``)."""
 
 
 class Component(Protocol):

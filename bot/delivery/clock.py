@@ -21,9 +21,16 @@ With ``GITHUB_TOKEN`` it also syncs every repository it reports on every ``PRDIG
 minutes (default 60), so chat answers do not go stale between Mondays; each delivery syncs its
 repository first as well (``bot.ingest.refresh``).
 
-The run itself happens in a worker thread of its own (a one-thread ``Lane`` on the host's cache,
-with its own database connection and event loop), so neither SQLite nor a paced post can hold
-the chat front ends' loop or their command workers. Two ``serve`` processes on one database are safe: the ledger's claims
+A run is a coroutine on the host's loop, and it posts through the chat front ends' live
+connections (``live``, wired by the host: the Slack component's Web API client, the Discord
+component's logged-in client and HTTP session), so a Monday run never logs in again; a platform
+no component serves (a Slack bot token for posting only) gets a poster of its own for the run.
+What is slow and synchronous — the sync before a digest, building it from the cache, drawing its
+chart and rendering its messages — runs on the clock's worker thread (a one-thread ``Lane`` with
+its own connection), so neither SQLite nor matplotlib holds the loop the chat front ends answer
+on; the ledger's short reads and writes between posts (claims, leases, one row per message) use a
+connection of the loop's own. The periodic sync and a run never overlap, so those writes never
+wait behind the sync's. Two ``serve`` processes on one database are safe: the ledger's claims
 decide who posts, whatever their clocks say.
 """
 
@@ -42,10 +49,11 @@ from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.chat.platforms import step_poster_for
+from bot.chat.steps import LivePosters, StepPoster
 from bot.config.settings import Settings, secret
 from bot.delivery.deliverer import Deliverer, Outcome, PosterFactory
-from bot.ingest.refresh import github_refresh, sync_now
-from bot.prose.setup import prose_writer
+from bot.ingest.refresh import SYNC_MAX_WAIT, sync_now
+from bot.prose.setup import chat_writer
 from classify.schedule import next_due
 from commands.registry import Context
 from storage.db import StoreError, write_transaction
@@ -130,6 +138,7 @@ class DeliveryScheduler:
         settings: Settings,
         *,
         posters: PosterFactory | None = None,
+        live: LivePosters | None = None,
         clock: Clock = _utc_now,
         recheck: timedelta = RECHECK,
         sync_every: timedelta | None = None,
@@ -140,7 +149,8 @@ class DeliveryScheduler:
         self.sync_every = sync_every if sync_every is not None else timedelta(minutes=minutes)
         self.syncs = 0
         self.last_sync: dict[str, str | None] = {}
-        self.posters = posters or (lambda platform: step_poster_for(platform, settings))
+        self.posters = posters or self._poster
+        self.live = live  # the chat front ends' live connections (None: none lent)
         self.clock = clock
         self.recheck = recheck
         self.watch = watch
@@ -158,6 +168,9 @@ class DeliveryScheduler:
         self._scheduler: AsyncIOScheduler | None = None
         self._lane: Lane | None = None
         self._lock = asyncio.Lock()
+        self._writing = asyncio.Lock()  # a run and the periodic sync: one at a time
+        self._ctx: Context | None = None  # the loop's own connection, for the ledger
+        self._running: asyncio.Task[Any] | None = None
         self.drain_timeout = 60.0  # seconds ``stop`` waits for a run in progress
         self._stopping = False
         self.problem: str | None = None  # why no delivery can be recorded now (/healthz: not ok)
@@ -202,11 +215,24 @@ class DeliveryScheduler:
             self._lock.release()
         except TimeoutError:
             log.warning("stopped with a delivery run unfinished; its claim is recovered at the next start")
+            await self._cancel_run()
         if self._scheduler is not None and self._scheduler.running:
-            self._scheduler.shutdown(wait=False)  # cancels what still runs
+            self._scheduler.shutdown(wait=False)
         if self._lane is not None:
             lane, self._lane = self._lane, None
             await asyncio.to_thread(lane.close)
+        if self._ctx is not None:
+            ctx, self._ctx = self._ctx, None
+            ctx.store.db.close()
+
+    async def _cancel_run(self) -> None:
+        """End the run still going (its lease runs out; the next start resumes it from the ledger)
+        before the connections it writes with are closed."""
+        task = self._running
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(task, 10)
 
     async def _probe(self) -> None:
         """Check that deliveries can be recorded (``write_problem``); the answer is /healthz's."""
@@ -292,11 +318,12 @@ class DeliveryScheduler:
         if self._stopping:
             return
         async with self._lock:
+            self._running = asyncio.current_task()
             lane = await self._deliver_lane()
             now = self.clock()
             await self._probe()
             try:
-                self.last_outcomes = [] if self.problem else await lane.call(lambda ctx: self._run(ctx, now))
+                self.last_outcomes = [] if self.problem else await self._run(now)
             except StoreError as exc:  # the cache, not a bug: one line, and /healthz says it
                 log.error("scheduled delivery run failed: %s", exc)
                 self.problem, self.last_outcomes = str(exc), []
@@ -325,6 +352,7 @@ class DeliveryScheduler:
                 wake = self.clock()
             self._arm(wake - self.clock())
             self.runs += 1
+            self._running = None
 
     async def _sync(self) -> None:
         """The periodic sync (PRDIGEST_SYNC_EVERY): every repository the cache or a subscription
@@ -333,7 +361,8 @@ class DeliveryScheduler:
             return
         lane = await self._deliver_lane()
         try:
-            self.last_sync = await lane.call(self._sync_all)
+            async with self._writing:
+                self.last_sync = await lane.call(self._sync_all)
         except StoreError as exc:
             log.error("periodic sync failed: %s", exc)
         except Exception:
@@ -355,18 +384,44 @@ class DeliveryScheduler:
             self._lane = self._host.lane("deliver")
         return self._lane
 
-    def _run(self, ctx: Context, now: datetime) -> list[Outcome]:
-        """One run in a worker thread: its own connection (``ctx``) and its own event loop."""
+    async def _run(self, now: datetime) -> list[Outcome]:
+        """One run on the host's loop: the ledger on the loop's connection, the slow parts on the
+        worker's (the sync before a digest, building and drawing it), the posts through the
+        posters (``posters``)."""
+        lane = await self._deliver_lane()
+        ctx = self._loop_context()
+
+        async def refresh(repo: str) -> str | None:
+            return await lane.call(
+                lambda worker: sync_now(
+                    self.settings, worker.store.db, _profile_of(worker), repo, max_wait=SYNC_MAX_WAIT
+                )
+            )
+
         deliverer = Deliverer(
             ctx.store.db,
             ctx.profile,
             self.posters,
             catchup=timedelta(hours=self.settings.prdigest_catchup),
-            refresh=github_refresh(self.settings, ctx.store.db, _profile_of(ctx)),
+            refresh=refresh,
             profiles=ctx.profiles,
-            prose=prose_writer(self.settings, ctx.store.db),
+            prose=chat_writer(self.settings, lane),
+            worker=lane.call,
         )
-        return asyncio.run(deliverer.run(now))
+        async with self._writing:
+            return await deliverer.run(now)
+
+    def _loop_context(self) -> Context:
+        if self._ctx is None:
+            assert self._host is not None
+            self._ctx = self._host.context()
+        return self._ctx
+
+    def _poster(self, platform: str) -> StepPoster:
+        """The poster of a run: on the live connection of the component serving ``platform``, or
+        one of the run's own (closed with it) where none does."""
+        lent = self.live(platform) if self.live is not None else None
+        return lent if lent is not None else step_poster_for(platform, self.settings)
 
 
 def _profile_of(ctx: Context) -> Callable[[str], Profile]:
@@ -378,6 +433,9 @@ def _profile_of(ctx: Context) -> Callable[[str], Profile]:
     return of
 
 
-def component(settings: Settings, options: ServeOptions) -> DeliveryScheduler:
-    """The host's entry point for scheduled delivery."""
-    return DeliveryScheduler(settings)
+def component(
+    settings: Settings, options: ServeOptions, *, live: LivePosters | None = None
+) -> DeliveryScheduler:
+    """The host's entry point for scheduled delivery; ``live`` lends the chat front ends' live
+    connections (``bot.chat.steps.LivePosting``)."""
+    return DeliveryScheduler(settings, live=live)

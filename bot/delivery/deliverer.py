@@ -36,9 +36,9 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from bot.chat.steps import StepPoster
+from bot.chat.steps import Step, StepPoster
 from bot.config.settings import ConfigError
 from bot.delivery.posting import ATTEMPTS, MAX_WAIT, LostClaim, Progress, StepRun, Stop, unused_uploads
 from classify.rules import Profile
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 Sleep = Callable[[float], Awaitable[None]]
 PosterFactory = Callable[[str], StepPoster]
 # ``refresh(repo)`` brings the cache up to date before a digest (``bot.ingest.refresh``); None when it
@@ -72,6 +73,14 @@ AUTH_CODES = frozenset(
 )
 # outcomes that leave something undelivered: `prdigest deliver` exits non-zero
 MISSING = frozenset({"failed", "unknown", "partial", "retrying", "error"})
+
+
+class Worker(Protocol):
+    """Runs ``fn(context)`` off the event loop, on a thread with its own cache connection
+    (``serve``'s lane): building a digest and drawing its chart take long enough to stall the
+    chat front ends sharing the loop."""
+
+    def __call__(self, fn: Callable[[Context], T], /) -> Awaitable[T]: ...
 
 
 @dataclass(frozen=True)
@@ -139,6 +148,7 @@ class Deliverer:
     profiles: Profiles | None = None
     """each repository's profile (the digest of a subscription's repository answers with it)"""
     prose: ProseWriter | None = None  # a language model wording the digests (``bot.prose``)
+    worker: Worker | None = None  # where the digest is built and drawn (None: here, on this loop)
     sleep: Sleep = asyncio.sleep
     backoff: Sequence[float] = BACKOFF
     _open: dict[str, StepPoster] = field(default_factory=dict, init=False)
@@ -288,22 +298,28 @@ class Deliverer:
         """Build the digest and store its messages with the claim; an Outcome when there is
         nothing to post (a quiet week kept silent, a digest that cannot be built)."""
         d = claim.delivery
-        reply = self.digest(sub, due, now, why_stale=await self._refresh(sub.repo))
+        why_stale = await self._refresh(sub.repo)
+        reply = await self._work(lambda ctx: self.digest(sub, due, now, why_stale=why_stale, ctx=ctx))
         if reply is not None and not reply.ok:  # e.g. the repository is not in the cache: tell the admin
             return self._finish(sub, claim, "failed", now, reason=reply.title)
         if reply is None:
             return self._finish(
                 sub, claim, "skipped", now, reason="quiet week: nothing merged (quiet = silent)"
             )
-        reply = self.laid_out(await self.worded(sub, reply), sub, chart=True)
+        worded = await self.worded(sub, reply)
         words = " ".join(digest_words(sub, Due(-1, d.period_start, d.period_end, d.due_at).period_word))
-        rendered = poster.steps(reply, key=d.key, repo=sub.repo, smaller=smaller(reply, sub, words))
+
+        def drawn(_: Context) -> tuple[Reply, list[Step]]:
+            laid = self.laid_out(worded, sub, chart=True)
+            return laid, poster.steps(laid, key=d.key, repo=sub.repo, smaller=smaller(laid, sub, words))
+
+        laid, rendered = await self._work(drawn)
         steps = StepStore(self.db)
         if not steps.store(claim, [(s.key, s.body, s.fallback) for s in rendered]):
             raise LostClaim(f"delivery {d.key}: the claim was taken over before its messages were stored")
         if claim.takeover:  # an attempt before this one may have posted without storing anything
             steps.sending(claim, "lead", now=d.created_at)
-        self._titles[d.id] = reply.title
+        self._titles[d.id] = laid.title
         return None
 
     async def _settle(
@@ -456,6 +472,15 @@ class Deliverer:
             self._open[platform] = self.posters(platform)
         return self._open[platform]
 
+    async def _work(self, fn: Callable[[Context], T]) -> T:
+        """``fn(context)`` on the worker, or here with this run's own connection."""
+        if self.worker is not None:
+            return await self.worker(fn)
+        return fn(self._context())
+
+    def _context(self) -> Context:
+        return Context(store=PRStore(self.db), profile=self.profile, profiles=self.profiles)
+
     async def _refresh(self, repo: str) -> str | None:
         if self.refresh is None:
             return "not_synced"
@@ -484,13 +509,21 @@ class Deliverer:
         return None if reply is None else self.laid_out(reply, sub, chart=chart)
 
     def digest(
-        self, sub: Subscription, due: Due, now: datetime, *, why_stale: str | None = None
+        self,
+        sub: Subscription,
+        due: Due,
+        now: datetime,
+        *,
+        why_stale: str | None = None,
+        ctx: Context | None = None,
     ) -> Reply | None:
         """``build`` before its layout: what a language model may word (``worded``) is still in
-        the sections where the digest put it."""
+        the sections where the digest put it. ``ctx``: the cache and profiles to build from (a
+        worker's; by default this run's own)."""
         inv = subscription_digest(sub, due.period_word, platform=sub.platform, now=now)
-        store = PRStore(self.db)
-        reply = dispatch(inv, Context(store=store, profile=self.profile, profiles=self.profiles))
+        ctx = self._context() if ctx is None else ctx
+        store = ctx.store
+        reply = dispatch(inv, ctx)
         if reply.ok and not reply.data.get("counts", {}).get("merged"):
             if sub.quiet == "silent":
                 return None

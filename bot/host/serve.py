@@ -31,6 +31,7 @@ from typing import Any
 import click
 from aiohttp import web
 
+from bot.chat.steps import LivePosters, LivePosting, StepPoster
 from bot.config.components import Component, ServeOptions
 from bot.config.errors import UserError
 from bot.config.repo_profiles import active_profile
@@ -77,10 +78,22 @@ def _discord(settings: Settings, options: ServeOptions) -> Component:
     return component(settings, options)
 
 
-def _clock(settings: Settings, options: ServeOptions) -> Component:
+def _clock(settings: Settings, options: ServeOptions, lenders: Sequence[Component]) -> Component:
     from bot.delivery.clock import component
 
-    return component(settings, options)
+    return component(settings, options, live=live_posters(lenders))
+
+
+def live_posters(components: Sequence[Component]) -> LivePosters:
+    """For the clock: ``live(platform)``, a step poster on the connection the component of that
+    platform holds, or None where no component serves it (the clock then makes its own)."""
+    lenders = {c.name: c for c in components if isinstance(c, LivePosting)}
+
+    def live(platform: str) -> StepPoster | None:
+        lender = lenders.get(platform)
+        return lender.step_poster() if lender is not None else None
+
+    return live
 
 
 def _storyline_fill(settings: Settings, options: ServeOptions) -> Component:
@@ -133,8 +146,8 @@ def components_for(settings: Settings, options: ServeOptions = ServeOptions()) -
         wanted = "; or ".join(fe.variables for fe in FRONT_ENDS)
         raise ConfigError(f"nothing to serve: set {wanted} (see .env.example)")
     built = [fe.build(settings, options) for fe in chosen]
-    if scheduled(settings):  # scheduled digests run beside the front ends that can post
-        built.append(_clock(settings, options))
+    if scheduled(settings):  # scheduled digests run beside the front ends, posting through them
+        built.append(_clock(settings, options, list(built)))
     # closed weeks' storylines stored in the background, so past weeks' digests read them
     built.append(_storyline_fill(settings, options))
     return built
@@ -250,8 +263,14 @@ class Host:
     def lane(self, name: str) -> Lane:
         """A lane of one worker thread with its own connection to the cache, its contexts made from
         the settings (never the runner's factory, which tests may hold to order commands)."""
-        factory = context_factory(self.settings, self.db) if self.db is not None else self.runner.factory
-        return Lane(name, factory, workers=1)
+        return Lane(name, self._contexts(), workers=1)
+
+    def context(self) -> Context:
+        """A context with a cache connection of the calling thread's own; the caller closes it."""
+        return self._contexts()()
+
+    def _contexts(self) -> ContextFactory:
+        return context_factory(self.settings, self.db) if self.db is not None else self.runner.factory
 
     async def _health(self, request: web.Request) -> web.Response:
         """The cache's state, read in the runner's own health lane (never behind commands),

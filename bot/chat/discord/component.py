@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from bot.chat.discord.app import Interactions
 from bot.chat.discord.client import bot_token, discord, login, make_client
 from bot.chat.discord.post import DiscordPoster
+from bot.chat.discord.steps import DiscordSteps
 from bot.config.repo_profiles import active_profile
 from bot.config.settings import Settings
 from bot.prose.setup import chat_writer
@@ -67,6 +68,13 @@ class DiscordComponent:
         self.client.interactions = self.interactions
         self._task = asyncio.create_task(self._connect(), name="discord-gateway")
         log.info("Discord logged in as %s; connecting to the gateway", self.client.user)
+
+    def step_poster(self) -> DiscordSteps | None:
+        """Scheduled digests post through this session's client (logged in once, at start; its
+        HTTP session and rate-limit buckets shared with the answers), never a login of their own."""
+        if self.client is None or self.client.is_closed():
+            return None
+        return DiscordSteps(self.settings, client=self.client)
 
     async def _connect(self) -> None:
         try:

@@ -21,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.chat.slack.app import Inflight, build_app
 from bot.chat.slack.post import DEFAULT_PACE, SlackPoster, bot_token, explain, web_client
+from bot.chat.slack.steps import SlackSteps
 from bot.chat.slack.verify import SlackVerifier
 from bot.config.settings import ConfigError, Settings, secret
 from bot.prose.setup import chat_writer
@@ -98,11 +99,13 @@ class SlackComponent:
         self.inflight = Inflight()
         self.drain_timeout = 30.0
         self.verifier = SlackVerifier(secret(settings.slack_signing_secret))
+        self.client: AsyncWebClient | None = None
         self._socket: Any = None
 
     async def start(self, host: Host) -> None:
         client = web_client(self.settings)
         await check_token(client)
+        self.client = client
         if self.plan.socket_mode:
             await check_app_token(client, self.plan.app_token)
         poster = SlackPoster(client, pace=self.pace, permalink=False)
@@ -161,6 +164,14 @@ class SlackComponent:
         left = await self.inflight.drain(self.drain_timeout)
         if left:
             log.warning("stopped with %d Slack answers unfinished", left)
+        self.client = None
+
+    def step_poster(self) -> SlackSteps | None:
+        """Scheduled digests post with the Web API client the commands answer with (its token
+        checked at start), paced as the component's answers are."""
+        if self.client is None:
+            return None
+        return SlackSteps(self.client, pace=self.pace, timeout=self.settings.prdigest_post_timeout)
 
     def health(self) -> dict[str, Any]:
         if self.plan.socket_mode:

@@ -14,7 +14,7 @@ import pytest
 
 from bot.chat.slack.post import web_client
 from bot.chat.slack.steps import SlackSteps
-from bot.chat.steps import StepPoster
+from bot.chat.steps import LivePosters, StepPoster
 from bot.config.settings import Settings
 from bot.delivery.clock import JOB_ID, RECHECK, SYNC_JOB_ID, WATCH, DeliveryScheduler, next_wake
 from bot.host.runner import CommandRunner
@@ -46,7 +46,8 @@ class Clock:
 
 
 class Served:
-    """A host with only the scheduler component, in a background thread."""
+    """A host with only the scheduler component, in a background thread (posting unpaced, or as
+    ``serve``'s clock does where ``live`` lends no poster for the platform)."""
 
     def __init__(
         self,
@@ -57,6 +58,7 @@ class Served:
         sync_every: timedelta | None = None,
         recheck: timedelta = RECHECK,
         watch: timedelta | None = WATCH,
+        live: LivePosters | None = None,
         **extra: object,
     ) -> None:
         settings = Settings(  # type: ignore[call-arg]
@@ -66,8 +68,14 @@ class Served:
         def posters(platform: str) -> StepPoster:
             return SlackSteps(web_client(settings), pace=0)
 
-        self.scheduler = DeliveryScheduler(
-            settings, posters=posters, clock=clock, sync_every=sync_every, recheck=recheck, watch=watch
+        self.scheduler = DeliveryScheduler(  # with ``live``: the posters a served host's clock has
+            settings,
+            posters=None if live else posters,
+            live=live,
+            clock=clock,
+            sync_every=sync_every,
+            recheck=recheck,
+            watch=watch,
         )
         runner = CommandRunner(context_factory(settings, db), workers=1)
         self.host = Host(settings, runner, [self.scheduler], host="127.0.0.1", port=0)
