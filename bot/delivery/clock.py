@@ -23,8 +23,9 @@ repository first as well (``bot.ingest.refresh``).
 
 A run is a coroutine on the host's loop, and it posts through the chat front ends' live
 connections (``live``, wired by the host: the Slack component's Web API client, the Discord
-component's logged-in client and HTTP session), so a Monday run never logs in again; a platform
-no component serves (a Slack bot token for posting only) gets a poster of its own for the run.
+component's logged-in client and HTTP session), so a Monday run never logs in again. A platform
+no front end serves gets a poster of the run's own: without that platform's token, its one line
+naming the token is the delivery's reason to fail.
 What is slow and synchronous — the sync before a digest, building it from the cache, drawing its
 chart and rendering its messages — runs on the clock's worker thread (a one-thread ``Lane`` with
 its own connection), so neither SQLite nor matplotlib holds the loop the chat front ends answer

@@ -156,9 +156,8 @@ def test_serve_posts_scheduled_digests_through_its_live_slack_and_discord_client
 def test_a_platform_no_front_end_serves_is_posted_with_a_poster_of_the_runs_own(
     demo_db: Path, slack: FakeSlack
 ) -> None:
-    """A Slack bot token with no Slack front end (the clock alone, as ``serve`` with Discord and a
-    token for posting only would have it): the run asks for the live poster, gets none, and
-    posts with a client of its own."""
+    """A host whose clock has no Slack front end beside it (a Slack bot token, no Slack
+    component): the run asks for the live poster, gets none, and posts with a client of its own."""
     subscribe(demo_db, layout="single")
     asked: list[str] = []
 
