@@ -21,7 +21,7 @@ from classify.rules import Profile
 from commands.common import pr_ref
 from commands.locale import flag_label, t, zh_spacing
 from commands.locale.effects import effect_text
-from commands.locale.evidence import evidence_items
+from commands.locale.evidence import evidence_items, paired_code_spans
 from commands.locale.words import avg_text, change_words, count, join_list, tn
 from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply, Section, Table
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
@@ -326,12 +326,18 @@ def _risk_summary(stats: DigestStats, kind: FlagKind) -> dict[str, Any]:
     }
 
 
+def _in_sentence(title: str) -> str:
+    """A PR title inside a risk line, which ends with our own code span (``risks breaking W``):
+    a lone backtick in the title would pair with it, so every backtick gets its pair."""
+    return paired_code_spans(clean_title(title))
+
+
 def _breaking_item(s: StoredPR, lang: str) -> str:
     flag = s.cls.flag("breaking")
     shown = (
         evidence_items("breaking", flag.evidence, lang, s.pr.title, quote_limit=QUOTE_CHARS) if flag else []
     )
-    title = clean_title(s.pr.title)
+    title = _in_sentence(s.pr.title)
     if not shown:
         return title
     return f"{title}（{shown[0]}）" if lang == "zh" else f"{title} ({shown[0]})"
@@ -341,7 +347,7 @@ def _dependency_item(s: StoredPR, lang: str) -> str:
     flag = s.cls.flag("dependency")
     shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
     if not shown:
-        return clean_title(s.pr.title)
+        return _in_sentence(s.pr.title)
     if any("→" in e for e in shown):
         return join_list(shown, lang, conjunction=False)  # one item of the upgrades' list
     return t(lang, "digest.dependency_files", files=join_list(shown, lang, 2))
@@ -369,7 +375,7 @@ def _revert_item(s: StoredPR, stats: DigestStats, lang: str) -> str:
             number=reverted.pr.number,
             merged=reverted.pr.merged_at.strftime("%Y-%m-%d"),
         )
-    return shown[0] if shown else clean_title(s.pr.title)
+    return shown[0] if shown else _in_sentence(s.pr.title)
 
 
 def _vs(stats: DigestStats, kind: str, lang: str) -> str:
