@@ -87,6 +87,8 @@ class Bullet:
 class BulletList:
     items: list[Bullet]
     ordered: bool = False
+    start: int = 1
+    """the number of the first item of an ordered list (a list continued from an earlier one)"""
 
 
 @dataclass(slots=True, kw_only=True)

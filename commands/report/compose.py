@@ -24,6 +24,7 @@ from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items, paired_code_spans
 from commands.locale.words import avg_text, change_words, count, join_list, tn
 from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply, Section, Table
+from commands.report.lead import LEAD_KEY_PRS, lead_blocks
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, Recommendation, recommendations
 from commands.report.stats import DigestStats, module_tally
@@ -67,7 +68,8 @@ def _averages(stats: DigestStats) -> dict[str, float | None]:
     return {k: stats.previous_avg(k) for k in ("merged", *FLAG_KINDS)}
 
 
-def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
+def _summary(stats: DigestStats, label: LabelFn, lang: str) -> Paragraph:
+    """The summary line(s): counts against the average, key PRs, the risk counts, a warning."""
     c = stats.counts
     gap = "" if lang == "zh" else " "  # Chinese sentences are not separated by spaces
     unit_word = unit(stats, lang)
@@ -91,9 +93,6 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
             overall=stats.merged_overall,
             unit=unit_word,
         )
-    if themes:
-        names = join_list([th.label(lang) for th in themes[:5]], lang)
-        text += gap + t(lang, "digest.summary_themes", themes=names)
     risks = t(
         lang,
         "digest.summary_risks",
@@ -121,7 +120,15 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
     if above:  # in the same paragraph: it warns about the counts just stated
         items = ("；" if lang == "zh" else "; ").join(above)
         text += gap + t(lang, "digest.warning_high", average=average_phrase(stats, lang), items=items)
-    blocks: list[Block] = [Paragraph(text=text)]
+    return Paragraph(text=text)
+
+
+def _comparison(stats: DigestStats, lang: str) -> list[Block]:
+    """The summary's counts beside the periods before: a table (the trends section opens with
+    it); nothing when there is nothing to compare with (the lead says why)."""
+    c = stats.counts
+    unit_word = unit(stats, lang)
+    blocks: list[Block] = []
     if stats.compared:
         blocks.append(Heading(text=compare_heading(stats, lang), level=3))
         columns = [t(lang, "digest.col_count"), t(lang, "digest.col_now", unit=unit_word)]
@@ -134,8 +141,6 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
             row = [_count_label(k, lang), str(c[k])] + [str(pc[k]) for pc in stats.previous_counts]
             rows.append([*row, avg_text(stats.previous_avg(k))] if averaged else row)
         blocks.append(Table(columns=columns, rows=rows))
-    else:
-        blocks.append(Paragraph(text=not_compared(stats, lang)))
     return blocks
 
 
@@ -480,10 +485,30 @@ def _quick_zh(s: StoredPR, profile: Profile, label: LabelFn) -> str:
     return zh_spacing("；".join(parts) + "。")
 
 
+def _key_prs(stats: DigestStats) -> list[StoredPR]:
+    """The period's key PRs told by the digest, most important first."""
+    return [s for s in stats.ranked() if s.pr.number in stats.key][:QUICKVIEW]
+
+
+def _one_line(s: StoredPR, profile: Profile, label: LabelFn, lang: str) -> str:
+    """A key PR in one line for the lead: its gist's first sentence and its measured effect, or
+    (without either) its kind and modules; in Chinese the computed sentence."""
+    if lang == "zh":
+        return _quick_zh(s, profile, label)
+    gist = _first_sentences(s.cls.gist.split(". ")[0].rstrip(".") + ".") if s.cls.gist else ""
+    effect = s.cls.highlights[0] if s.cls.highlights else ""
+    if effect and effect.rstrip(".") not in gist:
+        gist = f"{gist} {effect if effect.endswith(('.', '!', '?')) else effect + '.'}".strip()
+    if gist:
+        return gist
+    modules = [label(m) for m in s.cls.modules[:2] if m != profile.catch_all_module]
+    kind = profile.kind_label(s.cls.kind, lang)
+    return t(lang, "digest.lead_kind", kind=kind, modules=join_list(modules, lang)) if modules else kind
+
+
 def _quickview(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> list[Block]:
-    key_prs = [s for s in stats.ranked() if s.pr.number in stats.key][:QUICKVIEW]
-    if not key_prs:
-        return [Paragraph(text=t(lang, "digest.no_key"))]
+    """The key PRs after the lead's, numbered on from them, with their fuller sentences."""
+    key_prs = _key_prs(stats)[LEAD_KEY_PRS:]
     items = []
     for s in key_prs:
         sentence = _quick_zh(s, profile, label) if lang == "zh" else _quick_en(s)
@@ -491,7 +516,7 @@ def _quickview(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) 
         items.append(
             Bullet(text=title + (t(lang, "punct.dash") + sentence if sentence else ""), prs=[pr_ref(s)])
         )
-    return [BulletList(items=items, ordered=True)]
+    return [BulletList(items=items, ordered=True, start=LEAD_KEY_PRS + 1)] if items else []
 
 
 # -- assembly ------------------------------------------------------------------------------------
@@ -512,10 +537,17 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     themes = stats.themes
     recs = recommendations(stats, themes, label, lang)
     trends = module_trends(stats)
+    key_prs = _key_prs(stats)
+    summary = [_summary(stats, label, lang)]
+    if not stats.compared:
+        summary.append(Paragraph(text=not_compared(stats, lang)))
+    one_line = partial(_one_line, profile=profile, label=label, lang=lang)
+    blocks = lead_blocks(stats, themes, key_prs, summary, one_line, lang)
+    if not key_prs:
+        blocks.append(Paragraph(text=t(lang, "digest.no_key")))
     sections: list[tuple[str, list[Block]]] = [
-        ("digest.summary", _summary(stats, themes, label, lang)),
         (f"digest.themes_{kind}", _themes(stats, themes, label, lang)),
-        ("digest.trends", _trends(stats, trends, label, lang)),
+        ("digest.trends", [*_comparison(stats, lang), *_trends(stats, trends, label, lang)]),
         ("digest.risks", _risks(stats, profile, label, lang)),
         ("digest.quickview", _quickview(stats, profile, label, lang)),
         (
@@ -526,9 +558,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
             ],
         ),
     ]
-    (lead_heading, lead), *rest = sections
-    blocks: list[Block] = [Heading(text=t(lang, lead_heading), level=2), *lead]
-    parts = [Section(title=t(lang, heading), blocks=body) for heading, body in rest]
+    parts = [Section(title=t(lang, heading), blocks=body) for heading, body in sections if body]
     # the JSON form lists every PR: built only when read (the JSON renderer, the chart)
     build = partial(_data, stats, themes, trends, recs, profile, lang)
     return Reply(command="digest", title=title, blocks=blocks, sections=parts, data_factory=build)

@@ -129,7 +129,7 @@ def test_the_summary_and_the_tables_state_the_same_numbers(run: RunFn, period: s
         shown = float(m.group(4))
         assert int(m.group(2)) == abs(shown_change(counts["merged"], averages["merged"]) or 0)
         assert int(m.group(2)) == round(abs(counts["merged"] - shown) / shown * 100 + 1e-9)
-        table = next(b for b in reply.blocks if isinstance(b, Table) and b.columns[0] == "count")
+        table = next(b for b in reply.all_blocks() if isinstance(b, Table) and b.columns[0] == "count")
         rows = {row[0]: row for row in table.rows}
         assert rows["merged"][1] == str(counts["merged"]) and rows["merged"][-1] == avg_text(
             averages["merged"]
@@ -293,7 +293,7 @@ def test_a_forty_day_range_is_not_compared_with_a_four_week_average(run: RunFn) 
     text = render(reply, "text")
     assert reply.data["comparison"]["days"] == 40
     assert reply.data["previous"] == []  # no earlier 40-day window lies inside the cache
-    summary = text.split("Key changes")[0]
+    summary = text.split("Top storylines")[0]
     assert "Not compared" in summary and "four-week" not in text and "%" not in summary
 
 
@@ -377,7 +377,9 @@ def _sentences(text: str) -> list[str]:
 def test_the_demo_week_is_as_short_as_the_team_report_and_says_nothing_twice(run: RunFn, lang: str) -> None:
     text = render(run("digest", "2026-W19", lang=lang), "text")
     lines = [line for line in text.splitlines() if line.strip()]
-    assert len(lines) <= 80, len(lines)
+    # the team's report has 63 lines; ours adds the tables, and a lead that names three
+    # storylines and three key PRs by itself, for the readers who never open the thread
+    assert len(lines) <= 85, len(lines)
     sentences = _sentences(text)
     repeated = {s for s in sentences if sentences.count(s) > 1}
     assert not repeated, repeated
@@ -483,8 +485,8 @@ def test_a_list_in_running_english_ends_with_and(run: RunFn) -> None:
     text = render(run("digest", "2026-W19"), "text")
     line = next(line for line in text.splitlines() if line.startswith("• Add tests for"))
     assert re.search(r"in [^,]+, [^,]+ and [^,]+ before the next release", line), line
-    themes = re.search(r"Main themes: ([^.]+)\.", text)
-    assert themes and " and " in themes.group(1), text
+    trends = next(line for line in text.splitlines() if line.startswith("• Accelerating: "))
+    assert re.search(r"\), [^,]+ \([^)]+\) and [^,]+ \([^)]+\)\.$", trends), trends
 
 
 def test_the_dependency_recommendation_names_packages_never_files(run: RunFn) -> None:

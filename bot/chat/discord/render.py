@@ -288,7 +288,7 @@ def _runs(blocks: Sequence[Block], lang: str, attached: frozenset[str] = frozens
             if body:
                 add("text", body)
         elif isinstance(block, BulletList):
-            for i, item in enumerate(block.items, 1):
+            for i, item in enumerate(block.items, block.start):
                 marker = f"{i}\\." if block.ordered else "•"
                 links = pr_links(item.prs)
                 entry = f"{marker} {md_text(item.text)}"

@@ -277,7 +277,7 @@ def _paragraph(block: Paragraph) -> list[SlackBlock]:
 
 def _bullets(block: BulletList) -> list[SlackBlock]:
     entries = []
-    for i, item in enumerate(block.items, 1):
+    for i, item in enumerate(block.items, block.start):
         marker = f"{i}." if block.ordered else "•"
         text = mrkdwn_text(item.text)
         links = pr_links(item.prs)
