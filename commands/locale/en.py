@@ -18,6 +18,7 @@ STRINGS: dict[str, str] = {
     "chart.avg_weeks": "{n}-week average",
     "chart.avg_periods": "average of the {n} previous periods",
     "chart.risks": "Risk flags",
+    "chart.other": "none of these ({n} other modules)",
     "chart.alt": "Chart: {repo}, {period} — PRs per module against the average of the weeks before, and the risk flags",
     # digest sections
     "punct.dash": " — ",

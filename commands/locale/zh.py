@@ -16,6 +16,7 @@ STRINGS: dict[str, str] = {
     "chart.avg_weeks": "前 {n} 周平均",
     "chart.avg_periods": "前 {n} 期平均",
     "chart.risks": "风险标记",
+    "chart.other": "以上模块之外（其他 {n} 个模块）",
     "chart.alt": "图表：{repo}，{period}——各模块 PR 数与前几周平均的对比，以及风险标记",
     "punct.dash": "：",
     "period.rolling": "最近 {days} 天",
