@@ -28,8 +28,9 @@ FLAG_KINDS: tuple[FlagKind, ...] = ("core-path", "missing-tests", "breaking", "d
 
 ChangeType = Literal["added", "modified", "removed", "renamed", "copied", "changed"]
 CHANGE_TYPES: tuple[ChangeType, ...] = ("added", "modified", "removed", "renamed", "copied", "changed")
-Source = Literal["api", "git", "import"]
-SOURCES: tuple[Source, ...] = ("api", "git", "import")
+# "demo": loaded by `prdigest demo` from the bundled fictional history (never from a user's file)
+Source = Literal["api", "git", "import", "demo"]
+SOURCES: tuple[Source, ...] = ("api", "git", "import", "demo")
 
 REPO_PATTERN = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
 _repo_ok = re.compile(REPO_PATTERN).match

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the models and queries here are read by every command (and 
     import sqlite_utils
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
-SOURCE_RANK = {"git": 0, "import": 1, "api": 2}
+SOURCE_RANK = {"git": 0, "import": 1, "demo": 1, "api": 2}
 
 _PR_COLUMNS = (
     "repo, number, title, body, author, created_at, merged_at, updated_at, base_branch, labels, "

@@ -16,7 +16,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.config.errors import EXIT_FAILED, UserError
+from bot.config.errors import EXIT_FAILED, EXIT_USAGE, UserError
 from bot.config.settings import ConfigError, Settings
 from commands.model import Reply
 
@@ -61,6 +61,18 @@ class PostError(Exception):
         self.code = code
         self.posted = posted
         self.uncertain = uncertain
+
+    @property
+    def token_rejected(self) -> bool:
+        """The platform refused the token: a setting to fix (exit 2), like every other rejected
+        token, not a failure of the platform (exit 1)."""
+        return self.code in TOKEN_REJECTED
+
+
+# Slack's error codes for a token it will not take, and Discord's HTTP status for one.
+TOKEN_REJECTED = frozenset(
+    {"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive", "401"}
+)
 
 
 class TransientPostError(PostError):
@@ -112,11 +124,12 @@ async def post_async(reply: Reply, target: str, settings: Settings) -> PostResul
 
 def post_from_cli(reply: Reply, target: str, settings: Settings) -> PostResult:
     """``--post PLATFORM:CHANNEL``: post and return where it landed; UserError otherwise
-    (exit 2 for configuration, 1 when the platform refused or could not be reached)."""
+    (exit 2 for configuration — a rejected token included — 1 when the platform refused the post
+    or could not be reached)."""
     parse_target(target)  # a bad target is a usage error before anything else happens
     try:
         return asyncio.run(post_async(reply, target, settings))
     except ConfigError as exc:
         raise UserError(str(exc)) from None
     except PostError as exc:
-        raise UserError(str(exc), exit_code=EXIT_FAILED) from None
+        raise UserError(str(exc), exit_code=EXIT_USAGE if exc.token_rejected else EXIT_FAILED) from None

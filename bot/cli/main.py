@@ -506,8 +506,8 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
     found = leftovers(db) if db.exists() else None
     if found is not None and not found.demo_only:
         raise UserError(
-            f"{db} holds {prs(found.prs)} that are not the bundled demo's (a real cache?); the demo does not "
-            "mix its fictional PRs into them: pass --db with a new file"
+            f"{db} holds {prs(found.prs)} that no demo load put there (a real cache, or an older prdigest's "
+            "demo); the demo neither replaces it nor mixes its fictional PRs into it: pass --db with a new file"
         )
     if found is not None:  # an older prdigest's demo: its PRs were renumbered since
         aside = _move_aside(db)
@@ -517,7 +517,7 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
         )
     store = _store(db, create=True, settings=settings, profile=profile)
     try:
-        result = import_file(store, profile, demo_data_path())
+        result = import_file(store, profile, demo_data_path(), source="demo")
     except RecordError as exc:
         raise UserError(str(exc)) from None
     repo = store.repos()[0] if len(store.repos()) == 1 else "vllm-project/vllm"

@@ -31,7 +31,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.chat.post import PostError
 from bot.chat.slack.post import SlackPoster
 from bot.chat.slack.render import SlackMessage, apology, escape, mrkdwn_text, render, render_notice, section
-from bot.chat.throttle import ChangeLimiter, refuse_if_busy
+from bot.chat.throttle import ChangeLimiter, charge, refuse_if_busy
 from bot.config.settings import Settings
 from bot.host.runner import CommandRunner
 from commands.locale import t
@@ -285,6 +285,7 @@ def build_app(
                 reply = usage_reply(inv, req.error)
             else:
                 reply = refused or await runner.dispatch(inv)
+            charge(limiter, inv, reply)
             reply.lang = lang
             await deliver(reply, req, respond=respond, poster=poster, channel_id=channel)
         except Exception:
