@@ -71,7 +71,7 @@ def _profile(settings: ProfileChoice) -> Profile:
     try:
         return active_profile(settings)
     except ProfileError as exc:
-        raise UserError(f"rule profile rejected: {exc}") from None
+        raise UserError(str(exc)) from None  # names the variable and the file
 
 
 def prs(n: int) -> str:

@@ -19,8 +19,9 @@ from typing import Any
 import click
 
 from bot.chat.post import PLATFORMS, Poster, PostError, poster_for
+from bot.cli.ledger_view import delivery_table, folded
 from bot.cli.main import _profile, _settings  # one way to read settings and the profile, in every subcommand
-from bot.config.errors import EXIT_FAILED, UserError
+from bot.config.errors import EXIT_FAILED, UserError, named_setting
 from bot.config.settings import ConfigError, Settings
 from bot.delivery.deliverer import Deliverer, Outcome
 from bot.ingest.refresh import github_refresh
@@ -28,7 +29,7 @@ from commands.model import UsageError
 from commands.schedule import next_due
 from commands.subscription_spec import SETTABLE, build, changes, describe
 from storage.db import StoreError, connect
-from storage.deliveries import Delivery, DeliveryStore
+from storage.deliveries import DeliveryStore
 from storage.prs import PRStore, iso
 from storage.subscriptions import Subscription, SubscriptionStore
 
@@ -41,13 +42,11 @@ def _db(settings: Settings, db: Path | None) -> Any:
     try:
         return connect(db or settings.prdigest_db)
     except StoreError as exc:
-        raise UserError(str(exc)) from None
+        raise named_setting(UserError(str(exc)), "PRDIGEST_DB" if db is None else None) from None
 
 
 def _usage(exc: UsageError) -> UserError:
-    from commands.locale import t
-
-    return UserError(t("en", exc.key, **exc.values))
+    return UserError(str(exc))  # the English message, the commands it names as a terminal types them
 
 
 def catchup(settings: Settings) -> timedelta:
@@ -99,8 +98,8 @@ def deliver(dry_run: bool, now_text: str | None, db: Path | None) -> None:
         refresh=None if dry_run else github_refresh(settings, database, profile),
     )
     outcomes: list[Outcome] = asyncio.run(deliverer.run(now, dry_run=dry_run))
-    for outcome in outcomes:
-        click.echo(outcome.line())
+    for line in folded(outcomes):
+        click.echo(line)
     if not outcomes:
         click.echo(f"nothing due at {iso(now)}")
     if any(o.state in ("failed", "unknown") for o in outcomes):
@@ -297,11 +296,6 @@ def subscription(sub_id: int, pause: bool, resume: bool, sets: tuple[str, ...], 
     click.echo(describe(current))
 
 
-def _delivery_line(d: Delivery) -> str:
-    text = f"{d.id:>5} #{d.subscription_id} {d.period_start} {d.state:8} due {iso(d.due_at)}"
-    return text + (f": {d.reason}" if d.reason else "")
-
-
 @click.command("deliveries")
 @click.option(
     "--retry",
@@ -333,5 +327,6 @@ def deliveries(retry_id: int | None, limit: int, fmt: str, db: Path | None) -> N
         return
     if not rows:
         click.echo("no deliveries yet")
-    for d in rows:
-        click.echo(_delivery_line(d))
+        return
+    for line in delivery_table(rows):
+        click.echo(line)

@@ -276,7 +276,7 @@ def _load_profile(settings: Settings) -> Any:
     try:
         return active_profile(settings)
     except ProfileError as exc:
-        raise UserError(f"rule profile rejected: {exc}") from None
+        raise UserError(str(exc)) from None  # names the variable and the file
 
 
 def _run_api(

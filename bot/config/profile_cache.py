@@ -224,6 +224,13 @@ class ProfileChoice(Protocol):
 def active_profile(settings: ProfileChoice) -> Profile:
     """The rule profile in force: ``PRDIGEST_RULES`` (a file) wins over ``PRDIGEST_PROFILE`` (a bundled name).
 
-    Raises ``classify.rules.ProfileError`` naming the file, key and reason.
+    Raises ``classify.rules.ProfileError`` naming the variable that chose it, then the file, key
+    and reason: "PRDIGEST_PROFILE: rule profile rejected: nosuch: no such file (bundled …)".
     """
-    return cached_profile(settings.prdigest_rules or settings.prdigest_profile)
+    from classify.rules import ProfileError
+
+    try:
+        return cached_profile(settings.prdigest_rules or settings.prdigest_profile)
+    except ProfileError as exc:
+        variable = "PRDIGEST_RULES" if settings.prdigest_rules else "PRDIGEST_PROFILE"
+        raise ProfileError(f"{variable}: rule profile rejected: {exc}") from None
