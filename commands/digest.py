@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo
 
 from commands import params as P
+from commands.cache_range import cache_range
 from commands.common import profile_note
 from commands.locale import t
 from commands.locale.words import join_list, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
-from commands.period import Period, week_of
-from commands.registry import Context, command
+from commands.period import Period
+from commands.registry import Context, command, program, typed
 from storage.prs import TagFilter
 
 if TYPE_CHECKING:
@@ -39,7 +40,8 @@ def run(
     filtered subscription gets: those passing the module filter or carrying one of the flags."""
     repo = ctx.resolve_repo(inv)
     if match != "any" and not modules:
-        raise UsageError("error.match_needs_modules", mode=match)
+        example = typed(inv, "digest", "last-week", "rocm", "kernel", match)
+        raise UsageError("error.match_needs_modules", mode=match, example=example)
     from commands.report.compose import compose  # imported when a digest is asked for
     from commands.report.stats import gather
 
@@ -54,8 +56,8 @@ def run(
         stats = ctx.digests.get(ctx.store, (repo, period, flt, ctx.profile.content_hash), build)
     else:
         stats = build()
-    reply = compose(stats, ctx.profile, inv.lang)
-    note = profile_note(ctx, repo, period.start, period.end, inv.lang)
+    reply = compose(stats, ctx.profile, inv.lang, partial(typed, inv))
+    note = profile_note(ctx, repo, period.start, period.end, inv.lang, program(inv))
     if not stats.prs:
         reply.blocks = _empty(ctx, inv, repo, period, stats.merged_overall, modules)
         reply.sections = []
@@ -89,18 +91,13 @@ def _empty(
                         "digest.empty_modules",
                         period=period.shown(lang),
                         modules=listed,
-                        period_word=word,
+                        command=typed(inv, "digest", word, "MODULE"),
                     )
                 )
             )
         return blocks
     blocks = [Paragraph(text=t(lang, "digest.empty", period=period.shown(lang)))]
-    span = ctx.store.merged_range(repo)
-    if span is not None:
-        # the dates and the week in the reader's zone: a PR merged late on Sunday in UTC is
-        # Monday's in Berlin, and its week is the next one there
-        zone = ZoneInfo(inv.timezone)
-        hint = week_of(span[1], zone).label
-        first, last = span[0].astimezone(zone).date(), span[1].astimezone(zone).date()
-        blocks.append(Paragraph(text=t(lang, "digest.empty_range", first=first, last=last, hint=hint)))
+    outside = cache_range(ctx, inv, repo, period, always=True)
+    if outside is not None:
+        blocks.append(outside)
     return blocks

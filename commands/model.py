@@ -51,6 +51,9 @@ class Invocation:
     # Which repositories this invocation may act on: None (the CLI) any; chat front ends pass
     # PRDIGEST_REPO, and an empty tuple means "only those already in the cache".
     allowed_repos: tuple[str, ...] | None = None
+    # How the terminal user invoked prdigest (``prdigest``, ``.venv/bin/prdigest``): the hints of
+    # a terminal answer print it, so that they run as printed.
+    program: str = "prdigest"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -316,5 +319,12 @@ class UsageError(Exception):
         self.values = values
 
     def __str__(self) -> str:
-        """The English message (logs, tests); callers show ``t(lang, key, **values)``."""
-        return t("en", self.key, **self.values)
+        """The English message as a terminal shows it (logs, the CLI's own commands); chat and
+        the registry's answers show ``commands.registry.error_text``, which names the commands as
+        typed where they were asked."""
+        return t("en", self.key, **{**TERMINAL_HINTS, **self.values})
+
+
+# The commands an error message may name, as a terminal types them (``commands.registry.error_text``
+# writes them for where the command was asked).
+TERMINAL_HINTS = {"prog": "prdigest", "help": "prdigest help", "subscribe": "prdigest subscribe"}

@@ -23,7 +23,7 @@ from commands.model import (
     Reply,
 )
 from commands.period import week_of
-from commands.registry import Context, command
+from commands.registry import Context, command, program
 from commands.report.keys import week_view
 
 
@@ -41,7 +41,7 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
         return Reply(
             command="pr",
             status="not_found",
-            title=t(lang, "pr.not_cached", number=number.number, repo=repo),
+            title=t(lang, "pr.not_cached", number=number.number, repo=repo, prog=program(inv)),
             data={"error": "not cached", "number": number.number, "repo": repo},
             not_cached=NotCached(repo=repo, number=number.number),
         )
@@ -112,12 +112,11 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
         blocks.append(Heading(text=t(lang, "pr.highlights"), level=3))
         blocks.append(BulletList(items=[Bullet(text=effect_text(h, lang)) for h in cls.highlights]))
     blocks.append(Paragraph(text=t(lang, "pr.profile", profile=cls.profile, version=cls.profile_version)))
-    note = stale_profile_note(
-        {(cls.profile, cls.profile_version): 1}, (ctx.profile.name, ctx.profile.version), lang
-    )
+    active = (ctx.profile.name, ctx.profile.version)
+    note = stale_profile_note({(cls.profile, cls.profile_version): 1}, active, lang, program(inv))
     if note is not None:
         blocks.append(
-            Paragraph(text=t(lang, "pr.stale_profile", new=f"{ctx.profile.name} {ctx.profile.version}"))
+            Paragraph(text=t(lang, "pr.stale_profile", new=f"{active[0]} {active[1]}", prog=program(inv)))
         )
 
     data = {

@@ -9,6 +9,7 @@ refused (disk full, a lock held past PRDIGEST_LOCK_TIMEOUT) is one line and exit
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -17,7 +18,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
-from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
+from bot.cli.default_cache import DEMO_DB, reading_cache
+from bot.cli.program import program
+from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError, named_setting
 from commands.formats import FORMATS
 from commands.locale import t
 
@@ -33,8 +36,6 @@ if TYPE_CHECKING:
 # Everything else is imported where it is used: `prdigest --help` lists the commands from the
 # registry's table and the locale alone (no pydantic, no settings, no rule profile, no SQLite),
 # and a one-shot read imports only its own command (issue 14, point 1).
-
-DEMO_DB = Path("prdigest-demo.db")
 
 
 def _settings() -> Settings:
@@ -168,11 +169,16 @@ def run_command(
 
     settings = _read_settings()
     profile = _profile(settings)
-    path = db or settings.prdigest_db
+    path, note = reading_cache(settings.prdigest_db, db)
+    if note is not None and name != "help":
+        click.echo(note, err=True)
     if name == "help":  # help reads no cache; the commands' parameters do not need one either
         store = PRStore(_NoCache())  # type: ignore[arg-type]
     else:
-        store = _reader(path, settings) or _store(path, settings=settings, profile=profile)
+        try:
+            store = _reader(path, settings) or _store(path, settings=settings, profile=profile)
+        except UserError as exc:
+            raise named_setting(exc, "PRDIGEST_DB" if db is None else None) from None
     inv = Invocation(
         command=name,
         args=words,
@@ -182,6 +188,7 @@ def run_command(
         timezone=settings.prdigest_timezone,
         now=now or datetime.now(UTC),
         platform="cli",
+        program=program(),
     )
     ctx = Context(store=store, profile=profile)
     load(name)  # the command's module imported before the heap is settled
@@ -191,7 +198,7 @@ def run_command(
         from storage.storylines import fold_into_file
 
         fold_into_file(store.db)
-    if reply.not_cached is not None and _has_token(settings) and name != "help":
+    if reply.not_cached is not None and _has_token(settings) and name != "help" and note is None:
         # `pr` of a PR the cache lacks: fetch and store it through a writer's connection
         from bot.chat.answer import answer
 
@@ -227,7 +234,7 @@ def command_help(spec: CommandSpec) -> str:
     from commands.params import for_surface
 
     summary = t("en", spec.summary_for("cli"))
-    lines = [summary, "", f"Usage: prdigest {spec.usage}"]
+    lines = [summary, "", f"Usage: {program()} {spec.usage}"]
     positional = [p for p in for_surface(spec.params, "cli") if p.positional]
     if positional:
         lines += ["", "\b", "Arguments:"]
@@ -237,15 +244,18 @@ def command_help(spec: CommandSpec) -> str:
                 text += f" ({t('en', 'help.choices', choices=', '.join(p.choices))})"
             lines.append(f"  {p.usage().strip('[]'):<12} {text}")
     if examples := spec.examples_for("cli"):
-        lines += ["", "\b", "Examples:", *(f"  prdigest {e}" for e in examples)]
+        lines += ["", "\b", "Examples:", *(f"  {program()} {e}" for e in examples)]
     return "\n".join(lines)
+
+
+_NUMBER = re.compile(r"^-\d[\d.,]*$")
 
 
 def _make_command(spec: CommandSpec) -> click.Command:
     """One CLI subcommand from a registered command: its words, its declared options, --post, --chart."""
     from commands.params import for_surface
 
-    options = [p for p in for_surface(spec.params, "cli") if p.option]
+    options = [p for p in for_surface(spec.params, "cli") if p.option or p.named]
     metavar = " ".join(p.usage() for p in for_surface(spec.params, "cli") if p.positional)
 
     @click.pass_context
@@ -258,6 +268,9 @@ def _make_command(spec: CommandSpec) -> click.Command:
         lang: str | None,
         **named: Any,
     ) -> None:
+        for word in words:
+            if word.startswith("-") and not _NUMBER.match(word):
+                raise click.NoSuchOption(word, ctx=click_ctx)
         if spec.name == "help" and not _registry_explains(words):
             click_ctx.exit(terminal_help(click_ctx, words, fmt, lang))
         post = named.pop("post", None)
@@ -298,7 +311,12 @@ def _make_command(spec: CommandSpec) -> click.Command:
         )(fn)
     fn = _common(fn)
     summary = t("en", spec.summary_for("cli"))
-    return click.command(spec.name, help=command_help(spec), short_help=summary)(fn)
+    # "-5" is a word (a PR number, a page) the command refuses in its own words, not an unknown
+    # option: unknown options reach the words in order, and only those that are no number fail
+    settings = {"ignore_unknown_options": True}
+    return click.command(spec.name, help=command_help(spec), short_help=summary, context_settings=settings)(
+        fn
+    )
 
 
 def _registry_explains(words: tuple[str, ...]) -> bool:
@@ -345,11 +363,11 @@ def terminal_help(click_ctx: click.Context, words: tuple[str, ...], fmt: str, la
         spec = load(name) if name in CLI_COMMANDS else None
         summary = t(language, spec.summary_for("cli")) if spec else group.summary(root, name)
         rows.append({"name": name, "usage": spec.usage if spec else None, "summary": summary})
-    items = [Bullet(text=f"prdigest {r['usage'] or r['name']} — {r['summary']}") for r in rows]
+    items = [Bullet(text=f"{program()} {r['usage'] or r['name']} — {r['summary']}") for r in rows]
     reply = Reply(
         command="help",
         title=t(language, "help.title"),
-        blocks=[BulletList(items=items), Paragraph(text=t(language, "help.more", lead="prdigest "))],
+        blocks=[BulletList(items=items), Paragraph(text=t(language, "help.more", lead=f"{program()} "))],
         data={"commands": rows},
     )
     reply.lang = language
@@ -540,7 +558,8 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
     )
     reply = run_command("digest", (week.label,), db=db, lang=lang, options={"repo": repo})
     code = emit(reply, fmt)
-    click.echo(f"next: prdigest risks core-path {week.label} --db {db}   ·   prdigest help", err=True)
+    run = program()
+    click.echo(f"next: {run} risks core-path {week.label} --db {db}   ·   {run} help", err=True)
     sys.exit(code)
 
 

@@ -12,7 +12,7 @@ Rules the text keeps, so a team lead can post it unedited:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -42,6 +42,7 @@ GIST_CHARS = 160
 QUOTE_CHARS = 70  # a description quoted as the evidence of a breaking change in the risk section
 COMPARE_ROWS: tuple[str, ...] = ("merged", "core-path", "missing-tests", "breaking")
 SUMMARY_FLAGS: tuple[FlagKind, ...] = ("core-path", "missing-tests", "breaking")
+Hint = Callable[..., str]  # (command, *words) -> the command as the reader types it
 
 
 def _tags(s: StoredPR, stats: DigestStats, lang: str) -> str:
@@ -197,9 +198,9 @@ def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
         elif inside < n:  # PRs of other modules joined the story: the heading says how many
             outside = tn(lang, "digest.theme_outside", n - inside)
             key = "digest.theme_module_part_more" if inside < total else "digest.theme_module_all_more"
-            head = t(lang, key, module=name, n=inside, total=total, outside=outside)
+            head = t(lang, key, module=name, count=count(n, lang), n=inside, total=total, outside=outside)
         elif total > n:
-            head = t(lang, "digest.theme_module_part", module=name, n=n, total=total)
+            head = t(lang, "digest.theme_module_part", module=name, count=count(n, lang), total=total)
         else:
             head = t(lang, "digest.theme_module", module=name, prs=count(n, lang))
         blocks.append(Heading(text=f"{i}. {head}", level=3))
@@ -223,8 +224,9 @@ def _inside(th: Theme) -> int:
     return sum(1 for s in th.prs if th.module in s.cls.modules)
 
 
-def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
-    """One line naming the commands that show what the digest only summarises."""
+def _details(stats: DigestStats, themes: list[Theme], hint: Hint, lang: str) -> Paragraph:
+    """One line naming the commands that show what the digest only summarises, as the reader types
+    them (``hint``)."""
     period = _period_word(stats)
     module = next((th.module for th in themes if th.module), None) or "MODULE"
     key = [s for s in stats.ranked() if s.pr.number in stats.key]
@@ -233,16 +235,16 @@ def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
         text=t(
             lang,
             "digest.details",
-            risks=f"risks all {period}",
-            module=f"digest {period} {module}",
-            pr=f"pr {number}",
+            risks=hint("risks", "all", period),
+            module=hint("digest", period, module),
+            pr=hint("pr", str(number)),
         )
     )
 
 
-def _more(stats: DigestStats, kind: str, n: int, lang: str) -> str:
+def _more(stats: DigestStats, kind: str, n: int, hint: Hint, lang: str) -> str:
     """A shortened list names the command that shows it all: "; 4 more (`risks breaking 2026-W19`)"."""
-    return t(lang, "digest.risk_more", n=n, command=f"risks {kind} {_period_word(stats)}")
+    return t(lang, "digest.risk_more", n=n, command=hint("risks", kind, _period_word(stats)))
 
 
 def _period_word(stats: DigestStats) -> str:
@@ -390,7 +392,7 @@ def _vs(stats: DigestStats, kind: str, lang: str) -> str:
     return t(lang, "digest.vs_avg", average=average_phrase(stats, lang), avg=avg_text(avg))
 
 
-def _risks(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> list[Block]:
+def _risks(stats: DigestStats, profile: Profile, label: LabelFn, hint: Hint, lang: str) -> list[Block]:
     items: list[Bullet] = []
     core = stats.flagged("core-path")
     if core:
@@ -413,20 +415,22 @@ def _risks(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> l
     if breaking:
         named = join_list([_breaking_item(s, lang) for s in breaking[:RISK_NAMED]], lang, RISK_NAMED)
         more = (
-            _more(stats, "breaking", len(breaking) - RISK_NAMED, lang) if len(breaking) > RISK_NAMED else ""
+            _more(stats, "breaking", len(breaking) - RISK_NAMED, hint, lang)
+            if len(breaking) > RISK_NAMED
+            else ""
         )
         text = t(lang, "digest.risk_breaking", n=len(breaking), items=named, more=more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in breaking[:RISK_NAMED]]))
     deps = stats.flagged("dependency")
     if deps:
         named = join_list(_tallied([_dependency_item(s, lang) for s in deps], lang), lang, RISK_PRS)
-        more = _more(stats, "dependency", len(deps) - RISK_PRS, lang) if len(deps) > RISK_PRS else ""
+        more = _more(stats, "dependency", len(deps) - RISK_PRS, hint, lang) if len(deps) > RISK_PRS else ""
         text = t(lang, "digest.risk_dependency", n=len(deps), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in deps[:RISK_PRS]]))
     reverts = stats.flagged("revert")
     if reverts:
         named = join_list([_revert_item(s, stats, lang) for s in reverts[:RISK_PRS]], lang, RISK_PRS)
-        more = _more(stats, "revert", len(reverts) - RISK_PRS, lang) if len(reverts) > RISK_PRS else ""
+        more = _more(stats, "revert", len(reverts) - RISK_PRS, hint, lang) if len(reverts) > RISK_PRS else ""
         text = t(lang, "digest.risk_revert", n=len(reverts), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in reverts[:RISK_PRS]]))
     large = sorted(stats.flagged("large"), key=lambda s: (-(s.pr.additions + s.pr.deletions), -s.pr.number))
@@ -522,7 +526,14 @@ def _quickview(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) 
 # -- assembly ------------------------------------------------------------------------------------
 
 
-def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
+def _bare(command: str, *words: str) -> str:
+    return " ".join((command, *words))
+
+
+def compose(stats: DigestStats, profile: Profile, lang: str, hint: Hint = _bare) -> Reply:
+    """The digest of ``stats``; ``hint`` writes a command as the reader types it where they asked
+    (``commands.registry.typed``: ``/digest period:2026-W19`` in Discord)."""
+
     def label(module: str) -> str:
         return profile.module_label(module, lang)
 
@@ -548,13 +559,13 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     sections: list[tuple[str, list[Block]]] = [
         (f"digest.themes_{kind}", _themes(stats, themes, label, lang)),
         ("digest.trends", [*_comparison(stats, lang), *_trends(stats, trends, label, lang)]),
-        ("digest.risks", _risks(stats, profile, label, lang)),
+        ("digest.risks", _risks(stats, profile, label, hint, lang)),
         ("digest.quickview", _quickview(stats, profile, label, lang)),
         (
             "digest.recommendations",
             [
                 BulletList(items=[Bullet(text=r.text, prs=[pr_ref(s) for s in r.prs]) for r in recs]),
-                _details(stats, themes, lang),
+                _details(stats, themes, hint, lang),
             ],
         ),
     ]

@@ -210,7 +210,9 @@ def test_the_empty_period_hint_names_dates_and_week_in_one_time_zone(run: RunFn,
     """The demo's last PR is merged at 22:15 UTC on Sunday 2026-05-10: Monday 2026-05-11 in
     Berlin, so Berlin's hint must say 05-11 and 2026-W20 (it said 05-10 and W20)."""
     text = render(run("digest", "2025-W10", timezone=timezone), "text")
-    found = re.search(r"from (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2}); try `digest (\d{4})-W(\d{2})`", text)
+    found = re.search(
+        r"from (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2}); try `prdigest digest (\d{4})-W(\d{2})`", text
+    )
     assert found, text
     last = datetime.fromisoformat(found.group(2)).date()
     year, week, _ = last.isocalendar()

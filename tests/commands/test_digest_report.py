@@ -233,13 +233,15 @@ def test_theme_headings_say_what_they_count(run: RunFn, period: str) -> None:
         outside = n - inside
         assert inside <= total, heading
         if outside:
-            related = "1 related PR outside it" if outside == 1 else f"{outside} related PRs outside it"
-            said = f"{inside} of the {total} PRs that touch it" if inside < total else f"the {total} PRs"
-            assert heading.endswith(
-                f"{said} that touch it and {related}".replace(" that touch it that", " that")
+            related = (
+                "1 related one from another module"
+                if outside == 1
+                else f"{outside} related ones from other modules"
             )
+            said = f"{inside} of the module's {total}" if inside < total else f"all {total} of the module's"
+            assert heading.endswith(f"— {n} PRs: {said} and {related}"), heading
         elif inside < total:
-            assert heading.endswith(f"{inside} of the {total} PRs that touch it"), heading
+            assert heading.endswith(f"— {n} PRs (of {total} in the module)"), heading
         else:
             assert heading.endswith(f"— {n} PRs"), heading
         # no number in the heading beyond those: "68 PRs" beside a table of 62 is gone
@@ -256,8 +258,8 @@ def test_theme_headings_in_chinese_count_the_same(run: RunFn) -> None:
     assert outside > 0  # the case the review found
     heading = next(b.text for b in reply.all_blocks() if isinstance(b, Heading) and "内核与算子（" in b.text)
     assert heading.endswith(
-        f"内核与算子（涉及该模块的 {kernel['module_total']} 个 PR 中的 {kernel['in_module']} 个，"
-        f"另有 {outside} 个相关 PR 不涉及该模块）"
+        f"内核与算子（{kernel['count']} 个 PR：该模块 {kernel['module_total']} 个中的 {kernel['in_module']} 个，"
+        f"另有 {outside} 个相关 PR 来自其他模块）"
     ), heading
 
 
@@ -317,8 +319,8 @@ def test_a_module_filter_that_matches_nothing_says_so(run: RunFn) -> None:
     reply = run("digest", "2026-W19", "tpu")
     text = render(reply, "text")
     assert "No PRs in TPU in 2026-W19; 222 were merged there overall." in text
-    assert "try `digest 2026-W19`" not in text
-    assert "`digest 2026-W19 MODULE`" in text and "quantization (61)" in text
+    assert "try `prdigest digest 2026-W19`" not in text
+    assert "`prdigest digest 2026-W19 MODULE`" in text and "quantization (61)" in text
     zh = render(run("digest", "2026-W19", "tpu", lang="zh"), "text")
     assert "2026-W19 期间没有涉及 TPU 的 PR；同期共合并 222 个 PR。" in zh
 
