@@ -31,7 +31,7 @@ import gzip
 import json
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -244,11 +244,15 @@ class WindowResult:
     themes: list[tuple[str, int]] = field(default_factory=list)
 
 
-def evaluate(store: PRStore, profile: Profile, windows: Sequence[EvalWindow]) -> list[WindowResult]:
-    """prdigest and the baseline over every window (the cache must hold the windows' PRs)."""
+def evaluate(
+    store: PRStore, profile: Profile | Mapping[str, Profile], windows: Sequence[EvalWindow]
+) -> list[WindowResult]:
+    """prdigest and the baseline over every window (the cache must hold the windows' PRs);
+    ``profile``: one for every repository, or each repository's."""
     out = []
     for w in windows:
-        stats = gather(store, profile, w.repo, window_period(w))
+        used = profile[w.repo] if isinstance(profile, Mapping) else profile
+        stats = gather(store, used, w.repo, window_period(w))
         missing = w.prs - {s.pr.number for s in stats.prs}
         if missing:
             raise SystemExit(f"{w.repo} {w.release}: {len(missing)} PRs of the window are not in the cache")
@@ -375,11 +379,23 @@ def build_cache(eval_dir: Path, profile: Profile, db_path: Path) -> PRStore:
     return store
 
 
+def _auto_cache(eval_dir: Path, db_path: Path) -> tuple[PRStore, dict[str, Profile]]:
+    """Every dev repository imported with no profile set (``bench.learned_profiles``), and the
+    profile each got."""
+    from bench.learned_profiles import _auto_import, repo_files
+
+    store = PRStore(connect(db_path, create=True))
+    chosen = {repo: _auto_import(store, prs, repo) for repo, (prs, _) in repo_files(eval_dir).items()}
+    return store, chosen
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL_DIR)
     ap.add_argument(
-        "--profile", default="generic", help="bundled profile name or TOML path (default: generic)"
+        "--profile",
+        default="generic",
+        help="bundled profile name, TOML path, or auto (each repository its learned profile); default: generic",
     )
     ap.add_argument("--db", type=Path, help="scratch cache to (re)use; default: a temporary file")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
@@ -389,16 +405,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (args.eval_dir / "README.md").is_file():
         print(f"keypr_quality: no eval-dev data at {args.eval_dir}", file=sys.stderr)
         return 2
-    profile = load_profile(args.profile)
     windows = load_windows(args.eval_dir)
     with tempfile.TemporaryDirectory(prefix="prdigest-keypr-") as tmp:
         db_path = args.db or Path(tmp) / "eval.db"
-        store = build_cache(args.eval_dir, profile, db_path)
-        results = evaluate(store, profile, windows)
+        if (
+            args.profile == "auto"
+        ):  # as a new user gets it: each repository a profile learned from its history
+            store, chosen = _auto_cache(args.eval_dir, db_path)
+            results = evaluate(store, chosen, windows)
+            shown = ", ".join(f"{repo}: {p.name} {p.version}" for repo, p in chosen.items())
+        else:
+            profile = load_profile(args.profile)
+            store = build_cache(args.eval_dir, profile, db_path)
+            results = evaluate(store, profile, windows)
+            shown = f"{profile.name} {profile.version}; key share {profile.key_share:g}, min score {profile.key_min_score:g}"
         store.db.conn.close()
-    print(
-        f"profile {profile.name} {profile.version}; key share {profile.key_share:g}, min score {profile.key_min_score:g}"
-    )
+    print(f"profile {shown}")
     print(report(results, args.windows, args.themes))
     if args.json:
         args.json.write_text(json.dumps(summary(results), indent=2) + "\n", encoding="utf-8")

@@ -15,13 +15,15 @@ Precedence, documented for profile authors:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
+from classify.gist import gist
 from classify.matchers import Gated
 from classify.models import Classification, FileChange, Flag, FlagKind, PullRequest, ScorePart
 from classify.rules import Compiled, Profile, RuleMatchers
-from classify.text import clean_body, gist, highlights, shorten
-from classify.titles import norm, parse_title, split_tag
+from classify.text import clean_body, highlights, shorten
+from classify.titles import ParsedTitle, norm, parse_title, split_tag
 
 MAX_EVIDENCE_WORDS = 5
 # Descriptions beyond this many characters are pasted logs and benchmark dumps: not read further.
@@ -188,6 +190,47 @@ def _merge_package(
     packages[key] = (old or version[0], new or version[1])
 
 
+def _dependency_evidence(
+    c: Compiled, title: str, title_low: str, cleaned: str, cleaned_low: str, files: _Files
+) -> list[str]:
+    """What a PR changes in its dependencies: a version that changes (named, old → new), a package
+    added or removed, or lockfiles refreshed — never a manifest that changed without saying what
+    (that says nothing a reader can act on). Empty: no dependency flag."""
+    dep_files = files.matching(c.dependency_set)
+    packages = _packages(c, title, title_low)
+    if not packages and not dep_files:
+        return []
+    # the description often says what the title leaves out ("from 0.1.29 to 0.2.0")
+    for name, version in _packages(c, cleaned[:MAX_BODY_CHARS], cleaned_low[:MAX_BODY_CHARS]).items():
+        if name.lower() in {n.lower() for n in packages} or not packages:
+            _merge_package(packages, name, version)
+    dep_ev = [_package_text(n, v) for n, v in packages.items()]
+    if dep_files:
+        dep_ev += [e for e in _added_or_removed(c, title, title_low) if e not in dep_ev]
+        dep_ev = dep_ev or _refreshed(dep_files, files, c)
+    return dep_ev
+
+
+def _added_or_removed(c: Compiled, title: str, low: str) -> list[str]:
+    """ "httpx added", "six removed": packages a title says it adds or removes."""
+    out: list[str] = []
+    for group, what in ((c.dependency_added, "added"), (c.dependency_removed, "removed")):
+        for m in group.finditer(title, low):
+            name = (_group(m, "name") or "").strip(".,;:`'\"")
+            if name and f"{name} {what}" not in out:
+                out.append(f"{name} {what}")
+    return out
+
+
+def _refreshed(dep_files: list[str], files: _Files, c: Compiled) -> list[str]:
+    """ "uv.lock refreshed": when every dependency file a PR changes is a lockfile (nothing else
+    named), the lockfiles by name; else nothing."""
+    locks = files.matching(c.lockfile_set)
+    if not locks or len(locks) != len(dep_files):
+        return []
+    return [f"{name} refreshed" for name in dict.fromkeys(p.rsplit("/", 1)[-1] for p in locks)]
+
+
 def _package_text(name: str, version: tuple[str | None, str | None]) -> str:
     old, new = version
     return f"{name} {old} → {new}" if old else f"{name} → {new}"
@@ -297,8 +340,11 @@ def classify(
             if lines is not None:
                 path_hits.append((-lines, i, rule.name))
         path_hits.sort()
-        for _, _, name in path_hits:
-            _add(modules, name)
+        # a file touched in passing does not make a module (when the profile says how much counts)
+        least = profile.min_path_share * files.total if path_hits and profile.min_path_share else 0
+        for rank, (neg_lines, _, name) in enumerate(path_hits):
+            if rank == 0 or -neg_lines >= least:
+                _add(modules, name)
     if not modules:
         modules.append(profile.catch_all_module)
 
@@ -362,16 +408,9 @@ def classify(
             flags.append(_flag("breaking", ordered[:MAX_EVIDENCE_WORDS]))
 
     if fl.dependency.enabled:
-        dep_files = files.matching(c.dependency_set)
-        packages = _packages(c, title, title_low)
-        if packages or dep_files:
-            # the description often says what the title leaves out ("from 0.1.29 to 0.2.0")
-            for name, version in _packages(c, cleaned[:MAX_BODY_CHARS], cleaned_low[:MAX_BODY_CHARS]).items():
-                if name.lower() in {n.lower() for n in packages} or not packages:
-                    _merge_package(packages, name, version)
-            # the packages and versions are what matters; files only when no package is named
-            dep_ev = [_package_text(n, v) for n, v in packages.items()][: fl.dependency.max_evidence]
-            flags.append(_flag("dependency", dep_ev or _capped(dep_files, fl.dependency.max_evidence)))
+        dep_ev = _dependency_evidence(c, title, title_low, cleaned, cleaned_low, files)
+        if dep_ev:
+            flags.append(_flag("dependency", dep_ev[: fl.dependency.max_evidence]))
 
     adds, dels = pr.additions, pr.deletions
     if adds + dels == 0 and files.total:
@@ -416,6 +455,7 @@ def classify(
     )
     breakdown = _score(profile, flags, signals, pr.labels, label_keys)
     score = round(sum(p.points for p in breakdown), 2)
+    score = _never_key_part(profile, pr, parsed, title, kind, files, flags, breakdown, score)
 
     return Classification(
         modules=modules,
@@ -429,6 +469,80 @@ def classify(
         profile_version=profile.version,
         profile_hash=profile.content_hash,
     )
+
+
+_TYPO = re.compile(
+    r"\b(?:typos?|grammar|grammatical|spelling|misspell\w*|docstrings?|wording|whitespace|punctuation)\b",
+    re.I,
+)
+_OWN_VERSION = re.compile(
+    r"^\W*(?:release|releasing)\b(?!\s+notes?\b)(?:\s+version)?\s+v?\d"
+    r"|\b(?:bump|bumps|bumped|update|set|prepare|increment)\b[\w\s]{0,12}?\bversions?\b(?!\s+(?:of|constraint|range|pin))"
+    r"|\bprepare\b[\w\s.]{0,24}\brelease\b|\bversion\s+bump\b",
+    re.I,
+)
+_RELEASE_MARKS = frozenset({"🔖", ":bookmark:"})
+
+
+def _never_key_part(
+    profile: Profile,
+    pr: PullRequest,
+    parsed: ParsedTitle,
+    title: str,
+    kind: str,
+    files: _Files,
+    flags: list[Flag],
+    breakdown: list[ScorePart],
+    score: float,
+) -> float:
+    """The score once a chore the profile never makes key is held below its minimum, whatever
+    else it earned; the part added to ``breakdown`` says why."""
+    never = _never_key(profile, pr, parsed.tags, parsed.after_tags or title, kind, files, flags)
+    if never is None or score <= profile.key_min_score - 1:
+        return score
+    points = round(profile.key_min_score - 1 - score, 2)
+    breakdown.append(ScorePart(reason=f"never key: {never}", points=points, rule="never-key", detail=never))
+    return round(score + points, 2)
+
+
+def _never_key(
+    profile: Profile,
+    pr: PullRequest,
+    tags: tuple[str, ...],
+    text: str,
+    kind: str,
+    files: _Files,
+    flags: list[Flag],
+) -> str | None:
+    """The class of chore a PR is, when its profile says that class is never key (``[score]
+    never_key``): a bot's PR, a translation, documentation only, lockfiles refreshed, the
+    repository's own version bumped, a typo, grammar or docstring fix."""
+    wanted = profile.score.never_key
+    if not wanted:
+        return None
+    c = profile.compiled
+    dep = next((f for f in flags if f.kind == "dependency"), None)
+    named = dep is not None and any(" refreshed" not in e for e in dep.evidence)
+
+    def only(kind_name: str) -> bool:
+        rule = next((r for r in c.kinds if r.name == kind_name), None)
+        return rule is not None and files.every(rule.only_set)
+
+    checks: tuple[tuple[str, Callable[[], bool]], ...] = (
+        ("bot", lambda: is_bot(pr.author, c.bot_authors)),
+        ("translation", lambda: kind == "translation" or only("translation")),
+        ("docs-only", lambda: only("docs")),
+        ("lockfile", lambda: dep is not None and not named),
+        (
+            "own-version",
+            lambda: not named and (bool(_RELEASE_MARKS & set(tags)) or bool(_OWN_VERSION.search(text))),
+        ),
+        ("typo", lambda: bool(_TYPO.search(text))),
+    )
+    for name, test in checks:
+        if name in wanted and test():
+            return name
+    return None
 
 
 def _tests_with_source(files: _Files, c: Compiled) -> int:

@@ -35,6 +35,7 @@ from classify.rules import (
     PROFILES_DIR,
     Compiled,
     KindRule,
+    LearnedFrom,
     ModuleRule,
     PathSet,
     Profile,
@@ -111,6 +112,9 @@ class DependencySpec(_Section):
     globs: Strs = []
     exclude: Strs = []
     patterns: Strs = []
+    added_patterns: Strs = []
+    removed_patterns: Strs = []
+    lockfiles: Strs = []
     max_evidence: Annotated[int, Field(ge=1, le=100)] = 5
 
 
@@ -136,12 +140,26 @@ class FlagsSpec(_Section):
     revert: RevertSpec = RevertSpec()
 
 
+class LearnedSpec(_Section):
+    """Where a learned profile came from (``prdigest profile learn``): what ``pr`` and ``digest``
+    say answered, and what a re-learn compares the cache's growth with."""
+
+    repo: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")]
+    prs: Annotated[int, Field(ge=0)]
+    on: Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+    first: str = ""
+    last: str = ""
+
+
 class ProfileSpec(_Section):
     name: Annotated[str, Field(min_length=1)]
     version: Annotated[str, Field(min_length=1)]
     description: str = ""
+    repos: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")]] = []
+    learned: LearnedSpec | None = None
     key_share: Annotated[float, Field(gt=0, le=1)] = 0.12
     key_min_score: float = 0.0
+    min_path_share: Annotated[float, Field(ge=0, lt=1)] = 0.0
     catch_all: str = "misc"
     default_kind: str = "other"
     modules: Annotated[dict[str, ModuleSpec], Field(min_length=1)]
@@ -533,6 +551,7 @@ def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
     dep = f.dependency
     dep_where: tuple[int | str, ...] = ("flags", "dependency")
     dep_set = b.path_set(dep.globs, (*dep_where, "globs"), dep.exclude, (*dep_where, "exclude"))
+    lock_set = b.path_set(dep.lockfiles, (*dep_where, "lockfiles"))
     large_set = b.path_set(f.large.ignore, ("flags", "large", "ignore"))
 
     compiled = Compiled(
@@ -557,6 +576,9 @@ def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
         breaking_patterns=GatedGroup(_regexes(f.breaking.patterns, ("flags", "breaking", "patterns"))),
         breaking_ignore=GatedGroup(_regexes(f.breaking.ignore, ("flags", "breaking", "ignore"))),
         dependency_patterns=GatedGroup(_regexes(dep.patterns, ("flags", "dependency", "patterns"))),
+        dependency_added=GatedGroup(_regexes(dep.added_patterns, (*dep_where, "added_patterns"))),
+        dependency_removed=GatedGroup(_regexes(dep.removed_patterns, (*dep_where, "removed_patterns"))),
+        lockfile_set=lock_set,
         revert_title=GatedGroup(_regexes(f.revert.title_patterns, ("flags", "revert", "title_patterns"))),
         revert_body=GatedGroup(_regexes(f.revert.body_patterns, ("flags", "revert", "body_patterns"))),
         size_tiers=tuple(sorted((t.lines, t.points) for t in spec.score.size)),
@@ -565,15 +587,21 @@ def _compile(spec: ProfileSpec, source: Path, content_hash: str) -> Profile:
         module_rules_by_set=types.MappingProxyType(_rules_by_set(module_m)),
         module_pattern_rules=tuple(i for i, r in enumerate(module_m) if r.patterns),
     )
+    learned = spec.learned
     return Profile(
         name=spec.name,
         version=spec.version,
         source=source,
         description=spec.description,
+        repos=tuple(spec.repos),
+        learned=LearnedFrom(learned.repo, learned.prs, learned.on, learned.first, learned.last)
+        if learned
+        else None,
         modules=types.MappingProxyType(modules),
         kinds=types.MappingProxyType(kinds),
         key_share=spec.key_share,
         key_min_score=spec.key_min_score,
+        min_path_share=spec.min_path_share,
         theme_points=spec.score.theme,
         catch_all_module=spec.catch_all,
         default_kind=spec.default_kind,

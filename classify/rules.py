@@ -128,6 +128,9 @@ class Compiled:
     breaking_patterns: GatedGroup
     breaking_ignore: GatedGroup
     dependency_patterns: GatedGroup
+    dependency_added: GatedGroup
+    dependency_removed: GatedGroup
+    lockfile_set: int | None
     revert_title: GatedGroup
     revert_body: GatedGroup
     size_tiers: tuple[tuple[int, float], ...]
@@ -151,6 +154,17 @@ class Compiled:
         return hit
 
 
+@dataclass(frozen=True)
+class LearnedFrom:
+    """Where a learned profile came from: the repository, how many PRs, when, and their span."""
+
+    repo: str
+    prs: int
+    on: str
+    first: str = ""
+    last: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class Profile:
     """A loaded rule profile: identity, modules and kinds with labels, settings, compiled matchers."""
@@ -159,10 +173,16 @@ class Profile:
     version: str
     source: Path
     description: str
+    repos: tuple[str, ...]
+    """the repositories this profile answers for when none is configured (a bundled profile's own)"""
+    learned: LearnedFrom | None
+    """set when ``prdigest profile learn`` wrote it"""
     modules: Mapping[str, ModuleRule]
     kinds: Mapping[str, KindRule]
     key_share: float
     key_min_score: float
+    min_path_share: float
+    """a module found from a PR's files needs this share of its changed lines (the largest always counts)"""
     # ``score.theme``, kept beside it: whether key PRs depend on the period's storylines. ``pr``
     # asks only this, and a cached profile reads ``score`` (pydantic models) at its first use.
     theme_points: float
@@ -288,3 +308,10 @@ def profile_from_data(data: Mapping[str, Any], *, source: Path, shown: str | Non
     from classify.profile_schema import profile_from_data as compile_data
 
     return compile_data(data, source=source, shown=shown)
+
+
+def effective_data(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile's data as it is compiled: the tables it leaves out filled from the generic profile."""
+    from classify.profile_schema import _with_generic_defaults
+
+    return _with_generic_defaults(data)

@@ -9,11 +9,13 @@ building the rest of the schema or importing the compiler.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Strs = list[str]
+NotKey = Literal["docs-only", "typo", "own-version", "lockfile", "translation", "bot"]
+NOT_KEY: tuple[NotKey, ...] = ("docs-only", "typo", "own-version", "lockfile", "translation", "bot")
 
 
 # Every table of a profile: unknown keys are errors, no type is coerced, nothing changes.
@@ -47,6 +49,7 @@ class ScoreSpec(Table):
     theme: float = 0.0
     theme_min_prs: Annotated[int, Field(ge=2)] = 3
     theme_kinds: Strs = []
+    never_key: list[NotKey] = []
     flags: dict[str, float] = {}
     kinds: dict[str, float] = {}
     modules: dict[str, float] = {}

@@ -102,14 +102,21 @@ def clean_body(body: str) -> str:
         text = text[: text.rfind("\n", 0, cut) + 1]
     if "<details" in text:
         text = _remove_blocks(text, "<details", "</details>", _TEMPLATE_WORDS)
+    if "\n---" in text or "\n===" in text:  # "Description\n-----------": a heading, not a rule
+        text = _SETEXT.sub(r"## \g<t>", text)
     return _drop_lines(text)
+
+
+# a line of text underlined by a rule is a heading (markdown's setext form)
+_SETEXT = re.compile(r"^(?P<t>[^\n\s#>|*+-][^\n]{0,59})\n(?:-{3,}|={3,})[ \t]*$", re.M)
 
 
 # -- plain text -------------------------------------------------------------------------------------
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _HTML_TAG = re.compile(r"<[^>]{1,40}>")
-_BULLET = re.compile(r"\s*(?:[-*+]|\d{1,2}[.)])\s+")
+BULLET = re.compile(r"\s*(?:[-*+]|\d{1,2}[.)])\s+")
+_BULLET = BULLET
 
 
 def plain(line: str) -> str:
@@ -134,120 +141,6 @@ def shorten(text: str, limit: int) -> str:
     if space > limit // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:-–") + "…"
-
-
-# -- gist ---------------------------------------------------------------------------------------
-
-_HEADING = re.compile(r"\s{0,3}(?:#{1,6}\s*(?P<h>.*?)\s*#*\s*$|\*\*(?P<b>[^*]{1,60})\*\*\s*:?\s*$)")
-_PREFERRED = (
-    "purpose",
-    "summary",
-    "description",
-    "motivation",
-    "overview",
-    "whatthisprdoes",
-    "whatdoesthisprdo",
-    "tldr",
-    "changes",
-    "what",
-    "why",
-    "context",
-    "background",
-    "problem",
-)
-_SKIPPED = (
-    "test",
-    "checklist",
-    "documentation",
-    "optional",
-    "release",
-    "benchmark",
-    "result",
-    "accuracy",
-    "screenshot",
-    "note",
-    "reviewer",
-    "before",
-    "after",
-    "howtotest",
-    "repro",
-    "log",
-    "eval",
-)
-_SECTION_NAME_DROP = str.maketrans("", "", " _-.:;!?()[]/&*`'\"#")
-_REF = r"(?:(?:[\w.-]+/[\w.-]+)?#(?:\d+|x+)|https?://\S+|@[\w-]+)"
-_NOISE_LINE = re.compile(
-    r"\s*(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?:\s+(?:to|issues?|prs?))?|part\s+of|"
-    r"follow[- ]?up(?:\s+(?:to|of|on))?|refs?|see(?:\s+also)?|cc|/cc|depends\s+on|requires|supersedes)"
-    r"\b\s*:?\s*)?" + _REF + r"(?:\s*(?:,|;|&|and)?\s*" + _REF + r")*\s*\.?\s*(?:\(.*?\))?\s*$"
-    r"|\s*(?:!\[[^\]]*\]\([^)]*\)\s*)+$|\s*\|.*\|\s*$|\s*>\s*\[!\w+\]\s*$",
-    re.I,
-)
-
-
-def _section(raw: str) -> str:
-    return raw.lower().translate(_SECTION_NAME_DROP)
-
-
-def _wanted(section: str) -> int:
-    """2: a section whose first paragraph says what the PR does; 1: usable; 0: skip."""
-    if not section or section.startswith(_PREFERRED):
-        return 2
-    return 0 if section.startswith(_SKIPPED) else 1
-
-
-def _first_paragraph(text: str) -> list[str] | None:
-    """The first paragraph that says what the PR does (see ``_wanted``), else the first usable one."""
-    section = ""
-    wanted = 2
-    current: list[str] = []
-    fallback: list[str] | None = None
-    in_code = False
-    for raw in text.split("\n"):
-        s = raw.strip()
-        if s[:3] in ("```", "~~~"):
-            in_code = not in_code
-            s = ""
-        elif in_code:
-            continue
-        head = _HEADING.match(raw) if s[:1] in ("#", "*") else None
-        if not s or head:
-            if current:
-                if wanted == 2:
-                    return current
-                if wanted == 1 and fallback is None:
-                    fallback = current
-                current = []
-            if head:
-                section = _section(head.group("h") or head.group("b") or "")
-                wanted = _wanted(section)
-            continue
-        if wanted and not _NOISE_LINE.match(raw):
-            current.append(raw)
-    if current and (wanted == 2 or fallback is None):
-        return current
-    return fallback
-
-
-def gist(body: str, title: str = "", *, cleaned: str | None = None) -> str:
-    """One line (≤ 200 chars) saying what the PR does, from its description, else its title."""
-    text = clean_body(body) if cleaned is None else cleaned
-    lines = _first_paragraph(text) if text else None
-    if lines:
-        bullets = False
-        parts = []
-        for ln in lines:
-            b = _BULLET.match(ln)
-            if b:
-                bullets = True
-                ln = ln[b.end() :]
-            ln = plain(ln.lstrip(" >"))
-            if ln:
-                parts.append(ln)
-        joined = ("; " if bullets else " ").join(parts)
-        if any(ch.isalpha() for ch in joined):
-            return shorten(joined, GIST_MAX)
-    return shorten(plain(title), GIST_MAX)
 
 
 # -- highlights -------------------------------------------------------------------------------
@@ -349,7 +242,7 @@ def highlights(title: str, cleaned_body: str, limit: int = MAX_HIGHLIGHTS) -> li
             line_start = text.rfind("\n", 0, start) + 1
             line_end = text.find("\n", end)
             line = text[line_start : line_end if line_end != -1 else len(text)]
-            if line.lstrip()[:1] == "|":
+            if "|" in line and is_table_row(line):  # a table's cells are read by ``table_effects``
                 continue
             s, e = start - line_start, end - line_start
             kind = m.lastgroup
@@ -370,7 +263,71 @@ def highlights(title: str, cleaned_body: str, limit: int = MAX_HIGHLIGHTS) -> li
             found.append(frag)
             if len(found) >= limit:
                 return found
+    if cleaned_body and "|" in cleaned_body:
+        for sentence in table_effects(cleaned_body):
+            if len(found) < limit and sentence.lower() not in seen:
+                found.append(sentence)
     return found
+
+
+def is_table_row(line: str) -> bool:
+    """A markdown table row or rule: cells between pipes ("a | b | c", "| a | b |", "---|---")."""
+    outside = re.sub(r"`[^`]*`", "", line)
+    if outside.count("|") >= 2:
+        return True
+    return bool(_TABLE_RULE.fullmatch(line))
+
+
+_TABLE_RULE = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*")
+# a column header naming a metric and its unit: "Throughput (tok/s)", "TTFT (ms)", "Peak memory [GB]"
+_METRIC_HEADER = re.compile(
+    r"\s*(?P<metric>[A-Za-z][\w .+/-]{0,40}?)\s*[(\[](?P<unit>[^()\[\]\d]{1,10})[)\]]\s*"
+)
+_CHANGE_CELL = re.compile(r"\s*~?(?P<a>\d+(?:[.,]\d+)*)\s*(?:→|->|=>)\s*~?(?P<b>\d+(?:[.,]\d+)*)\s*")
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") else inner
+    return [c.strip() for c in inner.split("|")]
+
+
+def table_effects(text: str) -> list[str]:
+    """Measured effects read from markdown tables, as sentences — only where the column header
+    names the metric and its unit ("Throughput (tok/s)"), the cell holds a change ("2475 → 2904")
+    and the row's first cell names the setup ("DFlash"): "Throughput 2475 → 2904 tok/s with
+    DFlash". One per table (its first such cell); a row without all three is never quoted."""
+    out: list[str] = []
+    lines = text.split("\n")
+    for i in range(len(lines) - 2):
+        if not (is_table_row(lines[i]) and _TABLE_RULE.fullmatch(lines[i + 1])):
+            continue
+        header = _cells(lines[i])
+        metrics = {j: m for j, cell in enumerate(header) if (m := _METRIC_HEADER.fullmatch(cell)) and j > 0}
+        for row in lines[i + 2 :]:
+            if not is_table_row(row) or _TABLE_RULE.fullmatch(row):
+                break
+            cells = _cells(row)
+            setup = plain(cells[0]) if cells else ""
+            if not any(ch.isalpha() for ch in setup):
+                continue
+            hit = next(
+                (
+                    (m, change)
+                    for j, m in metrics.items()
+                    if j < len(cells) and (change := _CHANGE_CELL.fullmatch(cells[j]))
+                ),
+                None,
+            )
+            if hit is not None:
+                m, change = hit
+                unit = m.group("unit").strip()
+                out.append(
+                    f"{m.group('metric').strip()} {change.group('a')} → {change.group('b')} {unit} with {setup}"
+                )
+                break
+    return out
 
 
 def search_text(body: str) -> str:

@@ -1,9 +1,9 @@
 """Reading the structure of a PR title: bracket tags, conventional-commit prefix, series markers.
 
 Real titles stack tags (``[ROCm][Bugfix]``, ``[Hardware][AMD]``), spell them many ways (``[BugFix]``,
-``[Spec Decode]``, ``[torch.compile]``), mix in series markers (``[3/N]``, ``[last/6]``) and
-conventional-commit prefixes (``fix(rocm):``, ``feat!:``). This module only splits them out; the
-profile decides what each tag means.
+``[Spec Decode]``, ``[torch.compile]``), mix in series markers (``[3/N]``, ``[last/6]``),
+conventional-commit prefixes (``fix(rocm):``, ``feat!:``) and gitmoji (``✨ Add …``, ``⬆️ Bump …``,
+``:bug: Fix …``). This module only splits them out; the profile decides what each tag means.
 """
 
 from __future__ import annotations
@@ -22,6 +22,18 @@ _CONVENTIONAL = re.compile(
     r"(?:\((?P<scope>[^()]{1,40})\))?(?P<bang>!)?:\s+"
 )
 _SPLIT = re.compile(r"\s*[+,&|/]\s*")
+# A gitmoji: a leading pictograph (its variation selector, skin tone or joined parts follow it) or
+# a ``:shortcode:``, then a space. Each is one tag, written as its base pictograph ("⬆️" and "⬆"
+# are one tag, "👷🏻" and "👷" too), so a profile lists it once.
+_PICTOGRAPH = (
+    "\U0001f000-\U0001faff\u2190-\u21ff\u2300-\u23ff\u2460-\u24ff\u25a0-\u27bf\u2900-\u297f"
+    "\u2b00-\u2bff\u3030\u303d\u3297\u3299\u00a9\u00ae\u203c\u2049\u2122\u2139"
+)
+_EMOJI = re.compile(
+    f"\\s*(?:(?P<pic>[{_PICTOGRAPH}])(?:[\\uFE0E\\uFE0F\\u20E3\\U0001F3FB-\\U0001F3FF]|\\u200D[{_PICTOGRAPH}\\u2640\\u2642]\\uFE0F?)*"
+    r"|(?P<code>:[a-z0-9_+\-]{1,30}:))"
+    f"(?=\\s|[\\[【:{_PICTOGRAPH}]|$)\\s*"
+)
 _NORM_DROP = str.maketrans("", "", " \t_-.")
 
 
@@ -72,6 +84,15 @@ def parse_title(title: str) -> ParsedTitle:
         if m:
             tags.append(m.group(1).strip())
             pos = tags_end = m.end()
+            continue
+        e = (
+            _EMOJI.match(rest, pos)
+            if prefix is None and pos < len(rest) and not rest[pos].isalnum()
+            else None
+        )
+        if e:
+            tags.append(e.group("pic") or e.group("code"))
+            pos = tags_end = e.end()
             continue
         if prefix is None:
             c = _CONVENTIONAL.match(rest, pos)

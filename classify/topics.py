@@ -146,3 +146,40 @@ def display_case(phrase: str) -> str:
     """A phrase found in lower-case titles, capitalised as a heading: ``external memory`` →
     ``External Memory``; words that already carry capitals are kept as written."""
     return " ".join(w if any(c.isupper() for c in w) else w[:1].upper() + w[1:] for w in phrase.split(" "))
+
+
+# -- release mechanics --------------------------------------------------------------------------------
+
+# a version: "v2.13.0b3", "3.1", "2.x", "v2" (a name with a number in it, "Qwen2.5", is not)
+_VERSION_TERM = re.compile(
+    r"v\d+(?:\.(?:\d+|x))*(?:(?:a|b|rc|alpha|beta|dev|post|pre)\d*)?|\d+(?:\.(?:\d+|x))+(?:(?:a|b|rc|alpha|beta|dev|post|pre)\d*)?",
+    re.I,
+)
+_PR_REF = re.compile(r"#\d+")
+
+
+def is_version(term: str) -> bool:
+    """Whether a tag or word is a version (``v2.13.0b3``, ``3.1``, ``2.x``); a name with a number in
+    it (``Qwen2.5``, ``gpt-4o``, ``e2e``) is not."""
+    text = term.strip()
+    return bool(_VERSION_TERM.fullmatch(text)) and any(c.isdigit() for c in text)
+
+
+def release_mechanics(
+    term: str, titles: list[str] | tuple[str, ...], branches: frozenset[str] | set[str] = frozenset()
+) -> bool:
+    """Whether a title tag says where a change goes rather than what it is about: a version, the
+    name of a branch PRs merge into (``branches``, normalised), or a tag whose titles mostly carry
+    another PR's number (backports and cherry-picks cite the original) or a version as a tag of
+    their own ("[2.13] …"; a version inside a name, "Llama 3.1", is the name's)."""
+    if is_version(term):
+        return True
+    if term.lower().replace(" ", "").replace("_", "").replace("-", "").replace(".", "") in branches:
+        return True
+    if len(titles) < 2:
+        return False
+    marked = 0
+    for title in titles:  # the whole title: a cherry-pick's "(#12)" is the original PR's number
+        if _PR_REF.search(title) or any(is_version(tag) for tag in parse_title(title).tags):
+            marked += 1
+    return marked >= 0.5 * len(titles)

@@ -113,3 +113,18 @@ def profile_note(
     and how to fix it (``prdigest reclassify``): flags and scores would otherwise mislead."""
     classified = ctx.store.profiles_between(repo, start, end)
     return stale_profile_note(classified, (ctx.profile.name, ctx.profile.version), lang, prog)
+
+
+def profile_line(ctx: Context, name: str, version: str, repo: str, lang: str, *, digest: bool = False) -> str:
+    """Which profile classified a PR (``pr``) or answered a digest (``digest=True``), in words:
+    a learned one by where it came from, the generic one standing in for too little history by
+    how much more is needed; otherwise by name and version (``pr``) or nothing (``digest``)."""
+    chosen = ctx.chosen
+    same = (name, version) == (ctx.profile.name, ctx.profile.version)
+    learned = ctx.profile.learned
+    prefix = "digest.profile_" if digest else "profile."
+    if same and learned is not None:
+        return t(lang, prefix + "learned", prs=f"{learned.prs:,}", repo=learned.repo, on=learned.on)
+    if same and chosen is not None and chosen.how == "too-few":
+        return t(lang, prefix + "too_few", repo=repo, prs=f"{chosen.prs:,}", needed=chosen.needed)
+    return "" if digest else t(lang, "pr.profile", profile=name, version=version)

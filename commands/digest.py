@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from commands import params as P
 from commands.cache_range import cache_range
-from commands.common import profile_note
+from commands.common import profile_line, profile_note
 from commands.locale import t
 from commands.locale.words import join_list, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
@@ -21,7 +21,14 @@ if TYPE_CHECKING:
 
 @command(
     "digest",
-    params=(P.period(), P.modules(claims=P.not_a_filter_word), P.flag_filter(), P.match(), P.repo()),
+    params=(
+        P.period(),
+        P.modules(claims=lambda word: P.not_a_filter_word(word) and not P.is_prose_word(word)),
+        P.flag_filter(),
+        P.match(),
+        P.repo(),
+        P.prose(),
+    ),
     summary="cmd.digest",
     examples=(
         "digest",
@@ -34,11 +41,20 @@ if TYPE_CHECKING:
     charted=True,
 )
 def run(
-    inv: Invocation, ctx: Context, *, period: Period, match: str, flags: list[str], modules: list[str]
+    inv: Invocation,
+    ctx: Context,
+    *,
+    period: Period,
+    match: str,
+    flags: list[str],
+    modules: list[str],
+    prose: str = "on",
 ) -> Reply:
     """The digest of ``period``; ``modules`` (with ``match``) and ``flags`` narrow it to the PRs a
-    filtered subscription gets: those passing the module filter or carrying one of the flags."""
+    filtered subscription gets: those passing the module filter or carrying one of the flags.
+    ``prose=off`` leaves out what a language model could word (``Reply.prose``)."""
     repo = ctx.resolve_repo(inv)
+    ctx = ctx.for_repo(repo)
     if match != "any" and not modules:
         example = typed(inv, "digest", "last-week", "rocm", "kernel", match)
         raise UsageError("error.match_needs_modules", mode=match, example=example)
@@ -61,9 +77,15 @@ def run(
     if not stats.prs:
         reply.blocks = _empty(ctx, inv, repo, period, stats.merged_overall, modules)
         reply.sections = []
+    if not stats.prs or prose == "off":
+        reply.prose = None
     if note is not None:
         reply.blocks.insert(0, note)
         reply.data_source.update({"profile_note": note.text})  # keeps the JSON form deferred
+    said = profile_line(ctx, ctx.profile.name, ctx.profile.version, repo, inv.lang, digest=True)
+    if said:  # a profile prdigest chose (learned, or generic for now) says so at the end
+        (reply.sections[-1].blocks if reply.sections else reply.blocks).append(Paragraph(text=said))
+        reply.data_source.update({"profile": said})
     return reply
 
 

@@ -39,7 +39,7 @@ def describe(param: P.Param, spec_scope: P.Scope, lang: str, where: P.Surface = 
 def explain(spec: CommandSpec, inv: Invocation, ctx: Context) -> Reply:
     lang = inv.lang
     lead = how_to_type(inv)
-    shown = P.for_surface(spec.params, surface(inv))
+    shown = P.listed(spec.params, surface(inv))
     spec_scope = scope(inv, ctx)
     examples = spec.examples_for(surface(inv))
     blocks: list[Block] = [
@@ -60,7 +60,7 @@ def explain(spec: CommandSpec, inv: Invocation, ctx: Context) -> Reply:
     data = {
         "command": spec.name,
         "usage": spec.usage,
-        "params": [p.name for p in spec.params],
+        "params": [p.name for p in spec.params if p.listed],
         "examples": list(examples),
     }
     return Reply(command="help", title=f"help {spec.name}", blocks=blocks, data=data)

@@ -137,10 +137,13 @@ Block = Heading | Paragraph | BulletList | PRItem | Facts | Table | Divider | Im
 
 @dataclass(slots=True, kw_only=True)
 class Section:
-    """A titled part of a long answer; chat posts each in the lead message's thread."""
+    """A titled part of a long answer; chat posts each in the lead message's thread. ``key``
+    names the part whatever the language or the wording (``risks``): a scheduled delivery keys
+    the message that carries it by this, so that the message can be found again."""
 
     title: str
     blocks: list[Block] = field(default_factory=list)
+    key: str = ""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -160,6 +163,26 @@ class NotCached:
 
     repo: str
     number: int
+
+
+@dataclass(slots=True, kw_only=True)
+class ProsePart:
+    """A part of a reply a language model may word from the computed facts (``bot.prose``).
+
+    ``blocks[start:stop]`` of ``sections[section]`` are the computed lines it would replace;
+    ``facts`` (plain JSON) is everything the model is given and everything its sentences are
+    checked against (``commands.prose.verify``); ``refs`` are the links of the PRs it may cite,
+    kept apart from the facts because rendering and links stay ours. ``kind`` is ``theme``,
+    ``key_prs`` or ``risks``; ``key`` names the part in the JSON output (``theme:2``).
+    """
+
+    key: str
+    kind: str
+    section: int
+    start: int
+    stop: int
+    facts: dict[str, Any]
+    refs: dict[int, PRRef] = field(default_factory=dict)
 
 
 class ReplyData:
@@ -232,6 +255,10 @@ class Reply:
 
     ``data`` is either given (``data=``) or built on first read (``data_factory=``: see
     ``ReplyData``); readers see the same dict either way.
+
+    ``prose`` builds, when called, the parts a language model may word (``ProsePart``): a digest
+    sets it, and only an edge with a model configured calls it (``bot.prose``); None for every
+    other answer, and for a digest asked with ``prose=off``.
     """
 
     command: str
@@ -244,6 +271,7 @@ class Reply:
     not_cached: NotCached | None
     delivery_key: str | None
     data_source: ReplyData
+    prose: Callable[[], list[ProsePart]] | None = field(compare=False, repr=False)
 
     def __init__(
         self,
@@ -260,6 +288,7 @@ class Reply:
         delivery_key: str | None = None,
         data_factory: Callable[[], dict[str, Any]] | None = None,
         data_source: ReplyData | None = None,
+        prose: Callable[[], list[ProsePart]] | None = None,
     ) -> None:
         if data is not None and data_factory is not None:
             raise TypeError("Reply: give data or data_factory, not both")
@@ -276,6 +305,7 @@ class Reply:
         if data_source is None or data is not None or data_factory is not None:
             data_source = ReplyData(data, data_factory)
         self.data_source = data_source
+        self.prose = prose
 
     @property
     def data(self) -> dict[str, Any]:

@@ -110,6 +110,7 @@ class Param:
     extra: Callable[[Scope, str], str] | None = field(default=None)
     sets: str | None = None  # an Invocation field this option fills instead of a handler argument
     named: bool = False  # a ``name=value`` word in chat, ``--name`` in a terminal, an option in Discord
+    listed: bool = True  # False: parsed and offered as a typed option, but left out of usage and help
 
     @property
     def positional(self) -> bool:
@@ -547,6 +548,37 @@ def page() -> Param:
     )
 
 
+PROSE_WORDS = ("on", "off")
+
+
+def is_prose_word(word: str) -> bool:
+    """``prose=on`` / ``prose=off`` (another parameter must not claim it)."""
+    return word.lower() in ("prose=on", "prose=off")
+
+
+def _prose(word: str, scope: Scope) -> str:
+    value = word.lower().removeprefix("prose=")
+    if value in PROSE_WORDS:
+        return value
+    raise UsageError("error.prose", word=quoted(word))
+
+
+def prose() -> Param:
+    """``prose=off``: the digest in computed text only, even where a language model is configured
+    to word it (``bot.prose``). Not listed in usage lines and help: it means something only
+    where a model is configured, and the docs of that feature say it (``docs/prose.md``)."""
+    return Param(
+        name="prose",
+        metavar="prose=off",
+        help="param.prose",
+        default="on",
+        choices=PROSE_WORDS,
+        claims=is_prose_word,
+        parse=_prose,
+        listed=False,
+    )
+
+
 def public() -> Param:
     """Chat only: answer in the channel for everyone instead of privately."""
     return Param(
@@ -556,6 +588,11 @@ def public() -> Param:
 
 def for_surface(params: Sequence[Param], surface: Surface) -> list[Param]:
     return [p for p in params if surface in p.surfaces]
+
+
+def listed(params: Sequence[Param], surface: Surface) -> list[Param]:
+    """The parameters usage lines and help show where ``surface`` is (``Param.listed``)."""
+    return [p for p in for_surface(params, surface) if p.listed]
 
 
 def bare_metavar(param: Param) -> str:
@@ -598,8 +635,6 @@ def usage_line(name: str, params: Sequence[Param], surface: Surface) -> str:
     """``digest [PERIOD] [MODULE…]`` (Slack adds ``[public]``; the CLI lists its options itself);
     on Discord every option by name: ``digest [period:PERIOD] [modules:MODULE,…] …``."""
     if surface == "discord":
-        return " ".join([name, *(typed_usage(p) for p in for_surface(params, surface))])
-    shown = [
-        p.usage() for p in for_surface(params, surface) if not (p.option or (p.named and surface == "cli"))
-    ]
+        return " ".join([name, *(typed_usage(p) for p in listed(params, surface))])
+    shown = [p.usage() for p in listed(params, surface) if not (p.option or (p.named and surface == "cli"))]
     return " ".join([name, *shown])

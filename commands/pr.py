@@ -5,7 +5,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from commands import params as P
-from commands.common import pr_ref, pr_tags, stale_profile_note
+from commands.common import pr_ref, pr_tags, profile_line, stale_profile_note
 from commands.locale import flag_label, t
 from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_text
@@ -35,7 +35,7 @@ from commands.report.keys import week_view
 )
 def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
     repo = ctx.resolve_repo(inv, number.repo, cached=False)
-    lang = inv.lang
+    ctx, lang = ctx.for_repo(repo), inv.lang
     item = ctx.store.get(repo, number.number)
     if item is None:
         return Reply(
@@ -111,7 +111,7 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
     if cls.highlights:
         blocks.append(Heading(text=t(lang, "pr.highlights"), level=3))
         blocks.append(BulletList(items=[Bullet(text=effect_text(h, lang)) for h in cls.highlights]))
-    blocks.append(Paragraph(text=t(lang, "pr.profile", profile=cls.profile, version=cls.profile_version)))
+    blocks.append(Paragraph(text=profile_line(ctx, cls.profile, cls.profile_version, repo, lang)))
     active = (ctx.profile.name, ctx.profile.version)
     note = stale_profile_note({(cls.profile, cls.profile_version): 1}, active, lang, program(inv))
     if note is not None:

@@ -10,7 +10,8 @@ once, in both languages.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from classify.rules import Profile
 from commands.digest_cache import DigestCache
@@ -23,9 +24,35 @@ Handler = Callable[..., Reply]
 CHAT_PLATFORMS = ("slack", "discord")
 
 
+class ProfileChoice(Protocol):
+    """Which profile answers for a repository and why (``bot.config.repo_profiles.Choice``)."""
+
+    @property
+    def profile(self) -> Profile: ...
+
+    @property
+    def how(self) -> str: ...
+
+    @property
+    def prs(self) -> int: ...
+
+    @property
+    def automatic(self) -> bool: ...
+
+    @property
+    def needed(self) -> int: ...
+
+
+class Profiles(Protocol):
+    """Each repository's profile (the front end knows the settings and the cache that choose it)."""
+
+    def choice(self, repo: str | None) -> ProfileChoice: ...
+
+
 @dataclass
 class Context:
-    """What a command may use: the cache and the active rule profile."""
+    """What a command may use: the cache and the rule profile of the repository asked about
+    (``profiles`` chooses it per repository; without it ``profile`` answers for every one)."""
 
     store: PRStore
     profile: Profile
@@ -34,6 +61,29 @@ class Context:
     stored_storylines: bool = True
     """closed periods' storylines read from and stored in the cache (``commands.report.stored_themes``);
     off: found again at every digest (benchmarks, the tests that compare both)"""
+    profiles: Profiles | None = None
+    chosen: ProfileChoice | None = field(default=None, repr=False)
+    """how ``profile`` was chosen, when ``profiles`` chose it"""
+
+    def for_repo(self, repo: str | None) -> Context:
+        """This context with the profile that answers for ``repo`` (itself without ``profiles``)."""
+        if self.profiles is None:
+            return self
+        choice = self.profiles.choice(repo)
+        if choice.profile is self.profile and self.chosen is not None:
+            return self
+        return replace(self, profile=choice.profile, chosen=choice)
+
+    def guess_repo(self, inv: Invocation) -> str | None:
+        """The repository an invocation is about before its words are parsed: its ``--repo``
+        option, the front end's default, else the only one in the cache."""
+        named = inv.options.get("repo")
+        if isinstance(named, str) and named.strip():
+            return named.strip()
+        if inv.repo:
+            return inv.repo
+        repos = self.store.repos()
+        return repos[0] if len(repos) == 1 else None
 
     def resolve_repo(self, inv: Invocation, named: str | None = None, *, cached: bool = True) -> str:
         """The repository to answer about: ``named`` (a PR URL's), else the invocation's, else
@@ -286,6 +336,21 @@ def parse_invocation(inv: Invocation, ctx: Context) -> tuple[CommandSpec, Invoca
     return spec, inv, parsed
 
 
+def _parsed_for_repo(inv: Invocation, ctx: Context) -> tuple[CommandSpec, Invocation, Parsed, Context]:
+    """Parse with the profile of the repository the invocation is about (a module word means
+    what that repository's profile says); parsed again if the words named another repository."""
+    if ctx.profiles is None or inv.command == "help":
+        return (*parse_invocation(inv, ctx), ctx)
+    ctx = ctx.for_repo(ctx.guess_repo(inv))
+    spec, parsed_inv, parsed = parse_invocation(inv, ctx)
+    if parsed_inv.repo and parsed_inv.repo != inv.repo:
+        other = ctx.for_repo(parsed_inv.repo)
+        if other.profile is not ctx.profile:
+            ctx = other
+            spec, parsed_inv, parsed = parse_invocation(inv, ctx)
+    return spec, parsed_inv, parsed, ctx
+
+
 def dispatch(inv: Invocation, ctx: Context) -> Reply:
     """Run ``inv`` and always return a Reply: bad input becomes a one-line usage answer."""
     wanted = load(inv.command)
@@ -294,7 +359,7 @@ def dispatch(inv: Invocation, ctx: Context) -> Reply:
         reply = Reply.usage(wanted.name, t(inv.lang, key, name=wanted.name))
     else:
         try:
-            spec, inv, parsed = parse_invocation(inv, ctx)
+            spec, inv, parsed, ctx = _parsed_for_repo(inv, ctx)
             reply = spec.handler(inv, ctx, **parsed.values)
         except UsageError as exc:
             reply = usage_reply(inv, exc)

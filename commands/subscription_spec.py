@@ -24,6 +24,7 @@ from storage.subscriptions import (
     LAYOUTS,
     MATCH_MODES,
     MAX_EVERY_WEEKS,
+    PROSE_MODES,
     QUIET_MODES,
     Subscription,
     SubscriptionError,
@@ -31,7 +32,7 @@ from storage.subscriptions import (
     validate,
 )
 
-SETTABLE = ("repo", "at", "tz", "every", "lang", "layout", "quiet", "modules", "flags", "match")
+SETTABLE = ("repo", "at", "tz", "every", "lang", "layout", "quiet", "modules", "flags", "match", "prose")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -112,6 +113,8 @@ def changes(values: Mapping[str, str], profile: Profile) -> dict[str, Any]:
             out["flags"] = flags(text)
         elif name == "match":
             out["match"] = _choice("match", text, MATCH_MODES)
+        elif name == "prose":
+            out["prose"] = _choice("prose", text, PROSE_MODES)
     if out.get("match", "any") != "any" and not out.get("modules", True):
         raise UsageError("error.sub_match_needs_modules", mode=out["match"])
     return out
@@ -159,7 +162,9 @@ def describe(sub: Subscription) -> str:
     if sub.flags:
         view += (" + " if view else "") + ", ".join(sub.flags)
     parts.append(view or "all PRs")
-    parts.append(f"{sub.lang}, {sub.layout}, quiet week: {sub.quiet}")
+    parts.append(
+        f"{sub.lang}, {sub.layout}, quiet week: {sub.quiet}" + (", prose off" if sub.prose == "off" else "")
+    )
     if sub.paused:
         parts.append("PAUSED")
     return " · ".join(parts)

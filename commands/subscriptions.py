@@ -38,10 +38,15 @@ SETTINGS: tuple[tuple[str, str, str], ...] = (
     ("layout", "thread|single", "param.sub_layout"),
     ("quiet", "line|silent", "param.sub_quiet"),
     ("repo", "OWNER/NAME", "param.repo"),
+    ("prose", "on|off", "param.sub_prose"),
 )
+# settings taken but not listed in usage lines and help (``Param.listed``): they mean something
+# only where a language model is configured (docs/prose.md)
+UNLISTED = frozenset({"prose"})
 
 
 def _setting(key: str, metavar: str, help_key: str) -> P.Param:
+    listed = key not in UNLISTED
     prefix = f"{key}="
 
     def claims(word: str) -> bool:
@@ -50,7 +55,9 @@ def _setting(key: str, metavar: str, help_key: str) -> P.Param:
     def parse(word: str, scope: P.Scope) -> str:
         return word[len(prefix) :] if claims(word) else word
 
-    return P.Param(name=key, metavar=f"{key}={metavar}", help=help_key, claims=claims, parse=parse)
+    return P.Param(
+        name=key, metavar=f"{key}={metavar}", help=help_key, claims=claims, parse=parse, listed=listed
+    )
 
 
 def _sub_id(*, required: bool = False) -> P.Param:

@@ -7,14 +7,18 @@ Protocol (``bot.delivery.deliverer`` follows it):
    IMMEDIATE``. Only one process can insert it; every other caller gets ``None``. A claim whose
    lease expired (its process died between claim and record) can be taken over: the new claim
    says ``takeover=True``, and the caller must look for the earlier post before posting again.
-2. The owner posts, then ``finish``-es the row as ``posted`` (with the message ids), ``failed``
-   (a permanent error, with the reason) or ``unknown`` (it could not tell whether an earlier
-   attempt posted, so it did not risk a duplicate). ``finish`` only succeeds for the lease's owner.
+2. The owner stores the delivery's messages with the claim (``storage.delivery_steps``), posts
+   them one step at a time, then ``finish``-es the row as ``posted`` (every message landed),
+   ``partial`` (the lead landed, some replies did not: the reason names what is missing; with a
+   ``retry_at`` a later run resumes it), ``failed`` (a permanent error, with the reason) or
+   ``unknown`` (it could not tell whether an earlier attempt posted, so it did not risk a
+   duplicate). ``finish`` only succeeds for the lease's owner.
 3. A period that was not delivered within the catch-up window is recorded as ``skipped`` with the
    reason (``skip``), so a miss is visible rather than silent.
 
-``retry`` turns a ``failed`` or ``unknown`` row back into an expired claim: the next run takes it
-over, which checks for an earlier post first.
+``retry`` turns a ``failed``, ``unknown``, ``partial`` or ``skipped`` row back into an expired
+claim: the next run takes it over and resumes it from its stored messages, looking for every
+message that may have landed before it posts it.
 """
 
 from __future__ import annotations
@@ -41,8 +45,9 @@ def transaction(db: sqlite_utils.Database) -> AbstractContextManager[sqlite_util
     return write(db)
 
 
-State = Literal["claimed", "posted", "failed", "unknown", "skipped"]
-FINAL_STATES: tuple[State, ...] = ("posted", "failed", "unknown", "skipped")
+State = Literal["claimed", "posted", "partial", "failed", "unknown", "skipped"]
+FINAL_STATES: tuple[State, ...] = ("posted", "partial", "failed", "unknown", "skipped")
+RETRY_REQUESTED = "retry requested (prdigest deliveries --retry)"
 DEFAULT_LEASE = timedelta(minutes=15)
 _EPOCH = "1970-01-01T00:00:00Z"
 
@@ -66,8 +71,8 @@ class Delivery:
 
     @property
     def key(self) -> str:
-        """The delivery's id as it is written into the posted message (Slack metadata, Discord
-        footer), so that a later attempt can find it: ``prdigest-d-<sub>-<period start>``."""
+        """The delivery's id as it is written into every posted message (Slack metadata, the
+        Discord embed URL), so that a later attempt can find it: ``prdigest-d-<sub>-<period start>``."""
         return delivery_key(self.subscription_id, self.period_start)
 
     def as_dict(self) -> dict[str, Any]:
@@ -160,9 +165,18 @@ class DeliveryStore:
         return date.fromisoformat(row[0]) if row and row[0] else None
 
     def expired_claims(self, now: datetime) -> list[Delivery]:
-        """Claims whose lease ran out: their process died (or ``retry`` reset them)."""
+        """Claims whose lease ran out (their process died, a transient failure asked for a later
+        attempt, or ``retry`` reset them) and partial deliveries whose next attempt is due."""
         rows = self.db.execute(
-            f"{_SELECT} WHERE state = 'claimed' AND lease_until <= ? ORDER BY due_at", (iso(now),)
+            f"{_SELECT} WHERE state IN ('claimed', 'partial') AND lease_until <= ? ORDER BY due_at",
+            (iso(now),),
+        ).fetchall()
+        return [_row(r) for r in rows]
+
+    def leased(self, now: datetime) -> list[Delivery]:
+        """Claims another process holds (or handed back with a later retry time) at ``now``."""
+        rows = self.db.execute(
+            f"{_SELECT} WHERE state = 'claimed' AND lease_until > ? ORDER BY due_at", (iso(now),)
         ).fetchall()
         return [_row(r) for r in rows]
 
@@ -199,11 +213,13 @@ class DeliveryStore:
                 )
                 takeover = False
             elif (
-                current.state == "claimed" and current.lease_until is not None and current.lease_until <= now
+                current.state in ("claimed", "partial")
+                and current.lease_until is not None
+                and current.lease_until <= now
             ):
                 self.db.execute(
-                    "UPDATE deliveries SET attempts = attempts + 1, lease_owner = ?, lease_until = ?, "
-                    "updated_at = ? WHERE id = ?",
+                    "UPDATE deliveries SET state = 'claimed', attempts = attempts + 1, lease_owner = ?, "
+                    "lease_until = ?, updated_at = ? WHERE id = ?",
                     (owner, until, stamp, current.id),
                 )
                 takeover = True
@@ -232,20 +248,26 @@ class DeliveryStore:
         reason: str = "",
         message_ids: tuple[str, ...] = (),
         permalink: str | None = None,
+        retry_at: datetime | None = None,
     ) -> bool:
-        """Record the outcome of a claim; False when the claim is no longer ours (nothing written)."""
+        """Record the outcome of a claim; False when the claim is no longer ours (nothing written).
+        ``retry_at`` (``partial`` only) is when a later run resumes the delivery; without it only
+        ``retry`` does."""
         if state not in FINAL_STATES:
-            raise ValueError(f"a claim ends posted, failed, unknown or skipped, not {state!r}")
+            raise ValueError(f"a claim ends posted, partial, failed, unknown or skipped, not {state!r}")
+        if retry_at is not None and state != "partial":
+            raise ValueError("only a partial delivery is resumed later")
         with transaction(self.db):
             cursor = self.db.execute(
                 "UPDATE deliveries SET state = ?, reason = ?, message_ids = ?, permalink = ?, "
-                "lease_owner = NULL, lease_until = NULL, updated_at = ? "
+                "lease_owner = NULL, lease_until = ?, updated_at = ? "
                 "WHERE id = ? AND state = 'claimed' AND lease_owner = ?",
                 (
                     state,
                     reason[:500],
                     json.dumps(list(message_ids)),
                     permalink,
+                    iso(retry_at) if retry_at is not None else None,
                     iso(now),
                     claim.delivery.id,
                     claim.owner,
@@ -293,21 +315,23 @@ class DeliveryStore:
         return cursor.rowcount == 1
 
     def retry(self, delivery_id: int, *, now: datetime | None = None) -> Delivery:
-        """Make a failed, unknown or skipped delivery eligible again (as an expired claim, so the
-        next run checks for an earlier post before posting). ``KeyError``/``ValueError`` otherwise."""
+        """Make a failed, unknown, partial or skipped delivery eligible again (as an expired claim,
+        so the next run resumes it, looking for what landed before posting).
+        ``KeyError``/``ValueError`` otherwise."""
         stamp = iso(now or datetime.now(UTC))
         with transaction(self.db):
             current = self.get(delivery_id)
             if current is None:
                 raise KeyError(delivery_id)
-            if current.state not in ("failed", "unknown", "skipped"):
+            if current.state not in ("failed", "unknown", "partial", "skipped"):
                 raise ValueError(
-                    f"delivery {delivery_id} is {current.state}; only failed, unknown or skipped ones can be retried"
+                    f"delivery {delivery_id} is {current.state}; only failed, unknown, partial or skipped "
+                    "ones can be retried"
                 )
             self.db.execute(
                 "UPDATE deliveries SET state = 'claimed', lease_owner = NULL, lease_until = ?, "
-                "updated_at = ? WHERE id = ?",
-                (_EPOCH, stamp, delivery_id),
+                "reason = ?, updated_at = ? WHERE id = ?",
+                (_EPOCH, f"{RETRY_REQUESTED}; before: {current.reason}"[:500], stamp, delivery_id),
             )
         got = self.get(delivery_id)
         assert got is not None

@@ -371,3 +371,109 @@ def _m0013_stored_storylines(db: sqlite_utils.Database) -> None:
         ) WITHOUT ROWID
         """
     )
+
+
+@MIGRATIONS(name="0014_delivery_steps")
+def _m0014_delivery_steps(db: sqlite_utils.Database) -> None:
+    """A delivery's messages, rendered once and stored with its claim, one ledger step each.
+
+    ``delivery_steps`` holds, per delivery, every message in the order it is posted (``seq``) under
+    a key named after its section (``lead``, ``risks``, ``risks.2``), the platform payload exactly
+    as it is sent (``body``; the lead's smaller layout in ``fallback``), and how far it got:
+    ``pending`` → ``sending`` (a request may have reached the platform: look before sending again)
+    → ``posted`` (with the platform's message id), or ``dropped`` (the smaller layout replaced
+    it). ``uploads`` lists files uploaded for it (Slack's chart), so a run that dies between upload
+    and post leaves nothing behind that a later run cannot find and delete.
+
+    ``deliveries.state`` gains ``partial``: the lead landed and some replies did not. SQLite cannot
+    change a CHECK constraint in place, so the table is rebuilt with every row kept.
+    """
+    db.execute(
+        """
+        CREATE TABLE deliveries_new (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            subscription_id INTEGER NOT NULL,
+            period_start TEXT NOT NULL,
+            period_end TEXT NOT NULL,
+            due_at TEXT NOT NULL,
+            state TEXT NOT NULL
+                CHECK (state IN ('claimed', 'posted', 'partial', 'failed', 'unknown', 'skipped')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            lease_owner TEXT,
+            lease_until TEXT,
+            reason TEXT NOT NULL DEFAULT '',
+            message_ids TEXT NOT NULL DEFAULT '[]',
+            permalink TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (subscription_id, period_start)
+        )
+        """
+    )
+    db.execute("INSERT INTO deliveries_new SELECT * FROM deliveries")
+    db.execute("DROP TABLE deliveries")
+    db.execute("ALTER TABLE deliveries_new RENAME TO deliveries")
+    db.execute("CREATE INDEX idx_deliveries_state ON deliveries (state, lease_until)")
+    db.execute(
+        """
+        CREATE TABLE delivery_steps (
+            delivery_id INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            key TEXT NOT NULL,
+            body TEXT NOT NULL,
+            fallback TEXT,
+            state TEXT NOT NULL DEFAULT 'pending'
+                CHECK (state IN ('pending', 'sending', 'posted', 'dropped')),
+            message_id TEXT,
+            uploads TEXT NOT NULL DEFAULT '[]',
+            attempts INTEGER NOT NULL DEFAULT 0,
+            sent_at TEXT,
+            posted_at TEXT,
+            PRIMARY KEY (delivery_id, key),
+            UNIQUE (delivery_id, seq)
+        )
+        """
+    )
+
+
+@MIGRATIONS(name="0015_learned_profiles")
+def _m0015_learned_profiles(db: sqlite_utils.Database) -> None:
+    """The rule profile learned for each repository that has none configured (``storage.learned``):
+    its TOML as written, how many PRs it was learned from and when, so it is loaded through the
+    profile loader like any file and learned again when the history has grown enough."""
+    db.execute(
+        """
+        CREATE TABLE learned_profiles (
+            repo TEXT PRIMARY KEY,
+            toml TEXT NOT NULL,
+            prs INTEGER NOT NULL,
+            learned_at TEXT NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+
+
+@MIGRATIONS(name="0016_prose")
+def _m0016_prose(db: sqlite_utils.Database) -> None:
+    """Sentences a language model wrote for a digest, kept by content; a subscription's choice.
+
+    ``prose_sentences`` is a cache keyed by a hash of one digest part's facts, the model, the checks and the
+    prompt version (``commands.prose.key.cache_key``): the same part asked again — the same
+    digest in chat and on Monday, or for a second subscription — is not asked of the model again.
+    ``answer`` is the verified sentences (or the checks the model's answers failed), as JSON; it
+    depends on nothing else, so no write of PR rows invalidates it. ``subscriptions.prose`` turns
+    the model off for one subscription (``prose=off``).
+    """
+    db.execute(
+        """
+        CREATE TABLE prose_sentences (
+            key TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        "ALTER TABLE subscriptions ADD COLUMN prose TEXT NOT NULL DEFAULT 'on' CHECK (prose IN ('on', 'off'))"
+    )

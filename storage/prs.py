@@ -798,6 +798,16 @@ class PRStore:
             return None
         return _row_to_stored(dict(zip([d[0] for d in cur.description], row, strict=True)))
 
+    def history(self, repo: str) -> list[StoredPR]:
+        """Every cached PR of ``repo`` in full (files, labels, body, classification), oldest first:
+        what learning a profile and judging one read; a digest reads ``merged_between``."""
+        cur = self.db.execute(
+            f"SELECT {_PR_COLUMNS}, {_CLS_COLUMNS} FROM prs WHERE repo = ? ORDER BY merged_at, number",
+            (repo,),
+        )
+        names = [d[0] for d in cur.description]
+        return [_row_to_stored(dict(zip(names, row, strict=True))) for row in cur.fetchall()]
+
     def merged_between(self, repo: str, start: datetime, end: datetime) -> list[StoredPR]:
         """PRs merged in [start, end), oldest first, decoded as far as a digest reads them (see
         ``_digest_row_to_stored``: no body, files, score breakdown, labels or profile)."""

@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from storage.write_now import connection
+
 if TYPE_CHECKING:  # imported by storage.prs, which `prdigest --help` loads: no SQLite at import
     import sqlite3
 
@@ -31,18 +33,13 @@ ALL_DAYS = "*"
 """the day a whole-repository rewrite bumps (read by every entry of the repository)"""
 
 
-def _conn(db: sqlite_utils.Database | sqlite3.Connection) -> sqlite3.Connection:
-    conn: sqlite3.Connection | None = getattr(db, "conn", None)
-    return conn if conn is not None else db  # type: ignore[return-value]
-
-
 _BUMP = "INSERT INTO storyline_days (repo, day, n) VALUES (?, ?, 1) ON CONFLICT (repo, day) DO UPDATE SET n = n + 1"
 
 
 def bump_days(db: sqlite_utils.Database | sqlite3.Connection, repo: str, days: Iterable[str]) -> None:
     """Mark ``days`` (``YYYY-MM-DD``, UTC) of ``repo`` as written, and the cache's write generation
     (``generation``) as moved; call inside the write's transaction."""
-    conn = _conn(db)
+    conn = connection(db)
     conn.executemany(_BUMP, [(repo, d) for d in sorted(set(days))])
     conn.execute(_BUMP, ("", ""))
 
@@ -50,7 +47,7 @@ def bump_days(db: sqlite_utils.Database | sqlite3.Connection, repo: str, days: I
 def generation(db: sqlite_utils.Database | sqlite3.Connection) -> int:
     """How many writes of PR rows the cache has seen (any repository, any process): what the
     server's in-memory digest cache checks. Writes of derived data (stored storylines) leave it."""
-    row = _conn(db).execute("SELECT n FROM storyline_days WHERE repo = '' AND day = ''").fetchone()
+    row = connection(db).execute("SELECT n FROM storyline_days WHERE repo = '' AND day = ''").fetchone()
     return int(row[0]) if row else 0
 
 
@@ -63,7 +60,7 @@ def day_span(start: datetime, end: datetime) -> tuple[str, str]:
 
 def stamps(db: sqlite_utils.Database | sqlite3.Connection, repo: str, first: str, last: str) -> str:
     """The days' write counters as one string (days never written are absent: they count 0)."""
-    rows = _conn(db).execute(
+    rows = connection(db).execute(
         "SELECT day, n FROM storyline_days WHERE repo = ? AND (day = ? OR day BETWEEN ? AND ?) ORDER BY day",
         (repo, ALL_DAYS, first, last),
     )
@@ -85,7 +82,7 @@ def load(
     """The stored storylines (JSON) of [start, end) when made by ``key`` (profile hash, code hash)
     from the data ``stamp`` describes; else None."""
     row = (
-        _conn(db)
+        connection(db)
         .execute(
             "SELECT themes FROM stored_storylines WHERE repo = ? AND start = ? AND end = ? "
             "AND profile_hash = ? AND code_hash = ? AND stamps = ?",
@@ -111,42 +108,25 @@ def save(
     are still as ``read`` (their ``stamps`` before the rows were read) says, checked inside the
     write lock: nothing committed since the read. Never waits for
     another writer and never fails a read: a busy or read-only cache stores nothing (False)."""
-    import sqlite3
+    from storage.write_now import write_now
 
-    if getattr(db, "write_refusal", None) is not None:
-        return False
-    conn = _conn(db)
-    if conn.in_transaction:
-        return False
-    timeout = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
-    try:
-        conn.execute("PRAGMA busy_timeout = 0")
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error:
-        return False
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {timeout}")
-    try:
+    def store(conn: sqlite3.Connection) -> bool:
         if stamps(conn, repo, *days) != read:
-            conn.execute("ROLLBACK")
             return False
         conn.execute(
             "INSERT OR REPLACE INTO stored_storylines (repo, start, end, profile_hash, code_hash, stamps, themes) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (repo, _instant(start), _instant(end), *key, stamp, themes),
         )
-        conn.execute("COMMIT")
-    except sqlite3.Error:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        return False
-    return True
+        return True
+
+    return write_now(db, store)
 
 
 def stored_periods(db: sqlite_utils.Database | sqlite3.Connection, repo: str) -> int:
     """How many periods of ``repo`` have stored storylines (any key, any stamp)."""
     return int(
-        _conn(db).execute("SELECT count(*) FROM stored_storylines WHERE repo = ?", (repo,)).fetchone()[0]
+        connection(db).execute("SELECT count(*) FROM stored_storylines WHERE repo = ?", (repo,)).fetchone()[0]
     )
 
 
@@ -156,7 +136,7 @@ def fold_into_file(db: sqlite_utils.Database | sqlite3.Connection) -> None:
     running ``serve`` keeps the log, as it does for every writer, and SQLite folds it in later)."""
     import sqlite3
 
-    conn = _conn(db)
+    conn = connection(db)
     if not conn.total_changes or conn.in_transaction:
         return
     timeout = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])

@@ -44,9 +44,11 @@ def transaction(db: sqlite_utils.Database) -> AbstractContextManager[sqlite_util
 Match = Literal["any", "all", "only"]
 Layout = Literal["thread", "single"]
 Quiet = Literal["line", "silent"]
+Prose = Literal["on", "off"]
 MATCH_MODES: tuple[str, ...] = get_args(Match)
 LAYOUTS: tuple[str, ...] = get_args(Layout)
 QUIET_MODES: tuple[str, ...] = get_args(Quiet)
+PROSE_MODES: tuple[str, ...] = get_args(Prose)
 LANGS = ("en", "zh")
 MAX_EVERY_WEEKS = 52
 _AT = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
@@ -76,6 +78,7 @@ class Subscription:
     layout: Layout = "thread"
     quiet: Quiet = "line"
     paused: bool = False
+    prose: Prose = "on"  # off: computed text even where a language model is configured
     created_by: str = ""
     id: int | None = None
     created_at: datetime | None = field(default=None, compare=False)
@@ -104,6 +107,8 @@ class Subscription:
         for name in ("since", "created_at", "updated_at"):
             value = getattr(self, name)
             out[name] = iso(value) if value else None
+        if self.prose == "on":  # the default, said only when changed (older answers stay as they were)
+            del out["prose"]
         return out
 
 
@@ -137,6 +142,8 @@ def validate(sub: Subscription) -> Subscription:
         raise SubscriptionError(f"layout {sub.layout!r}: use one of {', '.join(LAYOUTS)}")
     if sub.quiet not in QUIET_MODES:
         raise SubscriptionError(f"quiet {sub.quiet!r}: use one of {', '.join(QUIET_MODES)}")
+    if sub.prose not in PROSE_MODES:
+        raise SubscriptionError(f"prose {sub.prose!r}: use one of {', '.join(PROSE_MODES)}")
     if sub.lang not in LANGS:
         raise SubscriptionError(f"language {sub.lang!r}: use one of {', '.join(LANGS)}")
     if not 0 <= sub.weekday <= 6:
@@ -154,7 +161,7 @@ def validate(sub: Subscription) -> Subscription:
 
 _COLUMNS = (
     "platform, channel, repo, modules, match, flags, weekday, at, every_weeks, timezone, lang, "
-    "layout, quiet, paused, anchor, since, created_by"
+    "layout, quiet, paused, anchor, since, created_by, prose"
 )
 _SELECT = f"SELECT id, {_COLUMNS}, created_at, updated_at FROM subscriptions"
 
@@ -178,6 +185,7 @@ def _values(sub: Subscription) -> tuple[Any, ...]:
         sub.anchor.isoformat(),
         iso(sub.since),
         sub.created_by,
+        sub.prose,
     )
 
 
@@ -185,7 +193,7 @@ def _row(row: tuple[Any, ...]) -> Subscription:
     (id_, platform, channel, repo, modules, match, flags, weekday, at, every, tz, lang, layout, quiet) = row[
         :14
     ]
-    paused, anchor, since, created_by, created_at, updated_at = row[14:]
+    paused, anchor, since, created_by, prose, created_at, updated_at = row[14:]
     return Subscription(
         id=id_,
         platform=platform,
@@ -205,6 +213,7 @@ def _row(row: tuple[Any, ...]) -> Subscription:
         anchor=date.fromisoformat(anchor),
         since=cast(datetime, parse_iso(since)),
         created_by=created_by,
+        prose=cast(Prose, prose),
         created_at=parse_iso(created_at),
         updated_at=parse_iso(updated_at),
     )
@@ -229,7 +238,7 @@ class SubscriptionStore:
         with transaction(self.db):
             cursor = self.db.execute(
                 f"INSERT INTO subscriptions ({_COLUMNS}, created_at, updated_at) "
-                f"VALUES ({', '.join('?' * 19)})",
+                f"VALUES ({', '.join('?' * 20)})",
                 (*_values(sub), stamp, stamp),
             )
             new_id = cursor.lastrowid

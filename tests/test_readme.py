@@ -1,4 +1,5 @@
-"""The README's examples are real: its example profile loads and its Quick start is what CI runs."""
+"""The documentation's examples are real: the example profile of docs/rule-profiles.md loads, and the
+README's Quick start is what CI runs."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from classify.rules import load_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+RULE_PROFILES = (ROOT / "docs" / "rule-profiles.md").read_text(encoding="utf-8")
 
 
-def test_the_example_profile_in_the_readme_loads_and_classifies(tmp_path: Path) -> None:
-    block = re.search(r"```toml\n(.*?)```", README, re.S)
+def test_the_example_profile_in_the_docs_loads_and_classifies(tmp_path: Path) -> None:
+    block = re.search(r"```toml\n(.*?)```", RULE_PROFILES, re.S)
     assert block is not None
     path = tmp_path / "mine.toml"
     path.write_text(block.group(1), encoding="utf-8")

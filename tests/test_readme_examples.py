@@ -1,8 +1,9 @@
-"""Every `$ prdigest …` example in the README works after the Quick start's first command.
+"""Every `$ prdigest …` example in the README and in docs/*.md works after the Quick start's first
+command.
 
 A scratch directory plays the reader's working directory: `prdigest demo` runs first (it writes
 `prdigest-demo.db`, as the Quick start says), then every example of every ```console block runs
-in README order through the real executable. An example shown with its output (the Bad input
+through the real executable, the README's first, then each page of docs/ in name order. An example shown with its output (the Bad input
 section) must print exactly that output on stderr and exit 2; every other example must succeed.
 Two files a reader brings are created first: the `prs.jsonl` that `prdigest import prs.jsonl`
 imports (one record in the documented format) and the `notes.txt` that the bad-input example
@@ -24,13 +25,13 @@ import pytest
 from tests.bot.cli.test_cli import EXE, cli
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def _examples() -> list[tuple[str, list[str]]]:
-    """(command line, expected output lines) for every `$ prdigest` line of a console block."""
+def _examples(page: Path) -> list[tuple[str, list[str]]]:
+    """(command line, expected output lines) for every `$ prdigest` line of a page's console blocks."""
     out: list[tuple[str, list[str]]] = []
-    for block in re.findall(r"```console\n(.*?)```", README, re.S):
+    for block in re.findall(r"```console\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
         current: tuple[str, list[str]] | None = None
         for line in block.splitlines():
             if line.startswith("$ "):
@@ -42,7 +43,8 @@ def _examples() -> list[tuple[str, list[str]]]:
     return out
 
 
-EXAMPLES = _examples()
+README_EXAMPLES = _examples(ROOT / "README.md")
+EXAMPLES = [example for page in PAGES for example in _examples(page)]
 
 
 def _empty_answers() -> re.Pattern[str]:
@@ -61,9 +63,15 @@ _EMPTY_ANSWER = _empty_answers()
 
 
 def test_the_readme_has_examples_of_every_command() -> None:
-    commands = {shlex.split(c)[1] for c, _ in EXAMPLES}
+    commands = {shlex.split(c)[1] for c, _ in README_EXAMPLES}
     assert {"digest", "risks", "pr", "search", "help", "demo", "import", "reclassify"} <= commands
-    assert any("42121" in c for c, _ in EXAMPLES)
+    assert any("42121" in c for c, _ in README_EXAMPLES)
+    assert any(expected for _, expected in README_EXAMPLES)  # and one bad input with its answer
+
+
+def test_the_docs_pages_have_examples_that_run_too() -> None:
+    in_docs = len(EXAMPLES) - len(README_EXAMPLES)
+    assert in_docs > 0, "no page of docs/ has a `$ prdigest` example"
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ def fetch_missing(missing: NotCached, reply: Reply, ctx: Context, settings: Sett
     such merged PR)."""
     from bot.ingest.sync import on_demand_fetcher  # httpx is imported only when a fetch may happen
 
-    fetch = on_demand_fetcher(settings, ctx.store, ctx.profile)
+    fetch = on_demand_fetcher(settings, ctx.store, ctx.for_repo(missing.repo).profile)
     if fetch is None:
         return reply
     try:

@@ -49,18 +49,26 @@ class PostError(Exception):
     ``code`` is the platform's own error code (``not_in_channel``, ``50013``), ``posted`` how many
     messages of the reply went out before the failure (a retry must not repeat them blindly),
     ``uncertain`` whether the failed request got no clear answer (the network, a 5xx): the
-    message may have landed all the same.
+    message may have landed all the same. ``retry_after`` is the wait the platform asked for (a
+    429's Retry-After), when it named one: nothing is sent again before it has passed.
     """
 
     transient = False
 
     def __init__(
-        self, message: str, *, code: str | None = None, posted: int = 0, uncertain: bool = False
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        posted: int = 0,
+        uncertain: bool = False,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.posted = posted
         self.uncertain = uncertain
+        self.retry_after = retry_after
 
     @property
     def token_rejected(self) -> bool:

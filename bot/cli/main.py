@@ -27,6 +27,7 @@ from commands.locale import t
 if TYPE_CHECKING:
     from bot.config.profile_cache import ProfileChoice
     from bot.config.read_settings import ReadSettings
+    from bot.config.repo_profiles import RepoProfiles
     from bot.config.settings import Settings
     from classify.rules import Profile
     from commands.model import Reply
@@ -73,6 +74,13 @@ def _profile(settings: ProfileChoice) -> Profile:
         return active_profile(settings)
     except ProfileError as exc:
         raise UserError(str(exc)) from None  # names the variable and the file
+
+
+def _profiles(settings: ReadSettings | Settings, store: PRStore) -> RepoProfiles:
+    """Each repository's profile (``bot.config.repo_profiles``), read from this cache."""
+    from bot.config.repo_profiles import RepoProfiles
+
+    return RepoProfiles(settings, store.db)
 
 
 def prs(n: int) -> str:
@@ -190,11 +198,15 @@ def run_command(
         platform="cli",
         program=program(),
     )
-    ctx = Context(store=store, profile=profile)
+    ctx = Context(
+        store=store, profile=profile, profiles=None if name == "help" else _profiles(settings, store)
+    )
     load(name)  # the command's module imported before the heap is settled
     settle_heap(collect=False)
     reply = dispatch(inv, ctx)
-    if name != "help":  # a closed period's digest may have stored its storylines
+    if reply.prose is not None:  # a digest, worded by a language model when one is configured
+        reply = _with_prose(reply, settings, store)
+    if name != "help":  # a closed period's digest may have stored its storylines (and sentences)
         from storage.storylines import fold_into_file
 
         fold_into_file(store.db)
@@ -204,9 +216,23 @@ def run_command(
 
         full = _settings() if isinstance(settings, ReadSettings) else settings
         store.db.close()
-        ctx = Context(store=_store(path, settings=full, profile=profile), profile=profile)
+        store = _store(path, settings=full, profile=profile)
+        ctx = Context(store=store, profile=profile, profiles=_profiles(full, store))
         reply = answer(inv, ctx, full)
     return reply
+
+
+def _with_prose(reply: Reply, settings: ReadSettings | Settings, store: PRStore) -> Reply:
+    """The digest with verified model-written sentences, when ``PRDIGEST_LLM_URL`` is set
+    (``bot.prose``; httpx is imported only then)."""
+    from bot.prose.setup import prose_writer
+
+    writer = prose_writer(settings, store.db)
+    if writer is None:
+        return reply
+    from bot.prose.writer import write_blocking
+
+    return write_blocking(reply, writer)
 
 
 class _NoCache:
@@ -231,11 +257,11 @@ def _reader(path: Path, settings: ReadSettings | Settings) -> PRStore | None:
 
 def command_help(spec: CommandSpec) -> str:
     """``prdigest COMMAND --help``, generated from the command's declared parameters."""
-    from commands.params import for_surface
+    from commands.params import listed
 
     summary = t("en", spec.summary_for("cli"))
     lines = [summary, "", f"Usage: {program()} {spec.usage}"]
-    positional = [p for p in for_surface(spec.params, "cli") if p.positional]
+    positional = [p for p in listed(spec.params, "cli") if p.positional]
     if positional:
         lines += ["", "\b", "Arguments:"]
         for p in positional:
@@ -253,10 +279,10 @@ _NUMBER = re.compile(r"^-\d[\d.,]*$")
 
 def _make_command(spec: CommandSpec) -> click.Command:
     """One CLI subcommand from a registered command: its words, its declared options, --post, --chart."""
-    from commands.params import for_surface
+    from commands.params import for_surface, listed
 
     options = [p for p in for_surface(spec.params, "cli") if p.option or p.named]
-    metavar = " ".join(p.usage() for p in for_surface(spec.params, "cli") if p.positional)
+    metavar = " ".join(p.usage() for p in listed(spec.params, "cli") if p.positional)
 
     @click.pass_context
     def cmd(
@@ -419,6 +445,11 @@ class LazyGroup(click.Group):
     only when invoked, so `prdigest digest` starts in a fraction of a second."""
 
     lazy: ClassVar[dict[str, tuple[str, str, str]]] = {
+        "profile": (
+            "bot.cli.profile",
+            "profile_group",
+            "Learn a rule profile from a repository's cached history.",
+        ),
         "sync": (
             "bot.cli.sync",
             "sync",
@@ -584,16 +615,19 @@ def _move_aside(db: Path) -> Path:
 def import_(file: Path, db: Path | None) -> None:
     """Import PR records from a JSON Lines file (.jsonl or .jsonl.gz), one PR per line."""
     from bot.ingest.github import web_base
+    from bot.ingest.learn import after_write
     from bot.ingest.load import RecordError, import_file
     from storage.db import close
 
     settings = _settings()
-    profile = _profile(settings)
-    store = _store(db or settings.prdigest_db, create=True, settings=settings, profile=profile)
-    try:
-        result = import_file(store, profile, file, web=web_base(settings.prdigest_github_api_url))
+    store = _store(db or settings.prdigest_db, create=True, settings=settings)
+    try:  # each repository classified with its own profile, then learned where due
+        result = import_file(
+            store, _profiles(settings, store), file, web=web_base(settings.prdigest_github_api_url)
+        )
     except RecordError as exc:
         raise UserError(str(exc)) from None
+    notes = after_write(store, settings, sorted(result.repos))
     close(store.db)
     counts = result.counts
     if result.urls_rebuilt:
@@ -605,6 +639,8 @@ def import_(file: Path, db: Path | None) -> None:
         f"imported {prs(result.total)}: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged"
         + (f", {counts.kept_richer} kept (richer data already cached)" if counts.kept_richer else "")
     )
+    for note in notes:
+        _say(note)
 
 
 @cli.command("reclassify")
@@ -618,21 +654,32 @@ def import_(file: Path, db: Path | None) -> None:
 def reclassify_(db: Path | None, repo: str | None, workers: int | None) -> None:
     """Re-run classification with the current profile (no network): only PRs it has not yet classified as it is now."""
     from bot.ingest.load import reclassify
+    from commands.title_keys import ProfileTitleKeys
     from storage.db import close
 
     settings = _settings()
-    profile = _profile(settings)
-    store = _store(db or settings.prdigest_db, settings=settings, profile=profile)
-    result = reclassify(store, profile, repo, workers=workers)
+    store = _store(db or settings.prdigest_db, settings=settings)
+    profiles = _profiles(settings, store)
+    repos = [repo] if repo else store.repos()
+    lines = []
+    for name in repos or [None]:  # each repository with its own profile
+        profile = profiles(name)
+        store.title_keys = ProfileTitleKeys(profile)
+        result = reclassify(store, profile, name, workers=workers)
+        lines.append(_reclassified(result, profile, f"{name}: " if len(repos) > 1 else ""))
     close(store.db)
+    for line in lines:
+        click.echo(line)
+
+
+def _reclassified(result: Any, profile: Profile, lead: str) -> str:
     if result.up_to_date:
-        click.echo(
-            f"unchanged: all {prs(result.total)} are already classified with profile {profile.name} "
+        return (
+            f"{lead}unchanged: all {prs(result.total)} are already classified with profile {profile.name} "
             f"{profile.version} as it is now; nothing to do"
         )
-        return
-    click.echo(
-        f"reclassified {result.classified} of {prs(result.total)} with profile {profile.name} {profile.version}: "
+    return (
+        f"{lead}reclassified {result.classified} of {prs(result.total)} with profile {profile.name} {profile.version}: "
         f"{result.changed} changed in {result.seconds:.1f}s ({result.workers} worker{'s' if result.workers > 1 else ''})"
     )
 

@@ -19,16 +19,18 @@ from typing import Any
 import click
 
 from bot.chat.post import PLATFORMS, Poster, PostError, poster_for
+from bot.chat.steps import step_poster_for
 from bot.cli.ledger_view import delivery_table, folded
 from bot.cli.main import _profile, _settings  # one way to read settings and the profile, in every subcommand
 from bot.config.errors import EXIT_FAILED, UserError, named_setting
 from bot.config.settings import ConfigError, Settings
-from bot.delivery.deliverer import Deliverer, Outcome
+from bot.delivery.deliverer import MISSING, Deliverer, Outcome
 from bot.ingest.refresh import github_refresh
+from bot.prose.setup import prose_writer
 from commands.model import UsageError
 from commands.schedule import next_due
 from commands.subscription_spec import SETTABLE, build, changes, describe
-from storage.db import StoreError, connect
+from storage.db import StoreError, StoreUnavailable, connect
 from storage.deliveries import DeliveryStore
 from storage.prs import PRStore, iso
 from storage.subscriptions import Subscription, SubscriptionStore
@@ -38,9 +40,18 @@ log = logging.getLogger(__name__)
 _DB_HELP = "SQLite cache (default PRDIGEST_DB)."
 
 
+def _say(message: str) -> None:
+    click.echo(f"prdigest: {message}", err=True)
+
+
 def _db(settings: Settings, db: Path | None) -> Any:
+    """The cache, its writers waiting for another writer's lock up to PRDIGEST_LOCK_TIMEOUT (a
+    wait over a second is said on stderr); a lock held longer, a full or read-only disk is one
+    line and exit 1 (``bot.cli.main``), a path that is not a cache one line and exit 2."""
     try:
-        return connect(db or settings.prdigest_db)
+        return connect(db or settings.prdigest_db, lock_timeout=settings.prdigest_lock_timeout, on_wait=_say)
+    except StoreUnavailable:
+        raise
     except StoreError as exc:
         raise named_setting(UserError(str(exc)), "PRDIGEST_DB" if db is None else None) from None
 
@@ -85,7 +96,8 @@ def _ledger_note(ledger: DeliveryStore, sub: Subscription) -> str:
 )
 @click.option("--db", type=click.Path(path_type=Path), default=None, help=_DB_HELP)
 def deliver(dry_run: bool, now_text: str | None, db: Path | None) -> None:
-    """Run every due scheduled digest once and exit (for cron and systemd timers)."""
+    """Run every due scheduled digest once and exit (for cron and systemd timers); exit 1 while
+    a digest is missing anything (failed, unknown, partial, waiting to be retried)."""
     settings = _settings()
     profile = _profile(settings)
     now = _now(now_text)
@@ -93,16 +105,19 @@ def deliver(dry_run: bool, now_text: str | None, db: Path | None) -> None:
     deliverer = Deliverer(
         database,
         profile,
-        lambda platform: poster_for(platform, settings),
+        lambda platform: step_poster_for(platform, settings),
         catchup=catchup(settings),
         refresh=None if dry_run else github_refresh(settings, database, profile),
+        prose=None if dry_run else prose_writer(settings, database),
     )
     outcomes: list[Outcome] = asyncio.run(deliverer.run(now, dry_run=dry_run))
     for line in folded(outcomes):
         click.echo(line)
     if not outcomes:
         click.echo(f"nothing due at {iso(now)}")
-    if any(o.state in ("failed", "unknown") for o in outcomes):
+    # anything undelivered (failed, unknown, partial, waiting to be retried) is a non-zero exit,
+    # so cron and systemd say so
+    if any(o.state in MISSING for o in outcomes):
         raise SystemExit(EXIT_FAILED)
 
 
@@ -159,6 +174,12 @@ async def _check_channel(poster: Poster, channel: str, *, thread: bool = True) -
     show_default=True,
     help="A quiet week gets a one-line post (line) or nothing (silent).",
 )
+@click.option(
+    "--prose",
+    default="on",
+    show_default=True,
+    help="off: computed text only, even where a language model is configured (docs/prose.md).",
+)
 @click.option("--paused", is_flag=True, help="Store it paused.")
 @click.option(
     "--no-check", is_flag=True, help="Do not join (Slack) or check (Discord) the channel now (offline setup)."
@@ -204,7 +225,23 @@ def subscribe(
     stored = SubscriptionStore(database).add(sub, now=now)
     click.echo(f"subscribed: {describe(stored)}")
     if not stored.paused:
-        click.echo(f"next digest: {iso(next_due(stored, now).due)}")
+        click.echo(f"next digest: {iso(next_due(stored, now).due)}{_passed_note(stored, now)}")
+
+
+def _passed_note(sub: Subscription, now: datetime) -> str:
+    """`` (this week's mon 09:00 Europe/Berlin passed at …: the first digest is the next one)``
+    when the subscription's time already passed this week, so that nobody waits for a digest that
+    a subscription made minutes too late does not post."""
+    from commands.schedule import describe_at, last_due_index, period_of
+
+    k = last_due_index(sub, now)
+    if k < 0:
+        return ""
+    last = period_of(sub, k).due
+    here, then = now.astimezone(sub.zone), last.astimezone(sub.zone)
+    if last > now or here.isocalendar()[:2] != then.isocalendar()[:2]:
+        return ""
+    return f" (this week's {describe_at(sub)} passed at {iso(last)}: the first digest is the next one)"
 
 
 @click.command("subscriptions")

@@ -11,6 +11,7 @@ where the sync started.
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -21,7 +22,7 @@ from zoneinfo import ZoneInfo
 import click
 
 from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
-from bot.config.profile_cache import active_profile
+from bot.config.profile_cache import cached_profile
 from bot.config.settings import ConfigError, Settings, load_settings
 from bot.ingest import github as gh
 from bot.ingest import gitlog
@@ -224,16 +225,17 @@ def sync(
         name = _repo(repo, settings, git_root)
         if git_root is None:
             _check_github_settings(settings)  # before the cache file is created
-        profile = _load_profile(settings)
+        _load_profile(settings, name)  # a configured profile that is wrong: before the cache is created
         store = PRStore(
             connect(
                 db or settings.prdigest_db,
                 create=True,
                 lock_timeout=settings.prdigest_lock_timeout,
                 on_wait=lambda message: click.echo(f"sync: {message}", err=True),
-            ),
-            title_keys=ProfileTitleKeys(profile),
+            )
         )
+        profile = _load_profile(settings, name, store.db)  # this repository's own (maybe learned)
+        store.title_keys = ProfileTitleKeys(profile)
     except StoreUnavailable as exc:
         _fail(str(exc), EXIT_FAILED)
         return
@@ -247,6 +249,7 @@ def sync(
             _run_git(store, classifier, git_root, name, start, end, settings)
         else:
             _run_api(store, classifier, name, start, end, settings, wait)
+        _learn(store, settings, name, git_root)
         failed = False
     finally:
         try:  # leave the .db file complete on its own (the log folded in)
@@ -270,13 +273,36 @@ def _check_github_settings(settings: Settings) -> None:
         raise UserError(str(exc)) from None
 
 
-def _load_profile(settings: Settings) -> Any:
+def _load_profile(settings: Settings, repo: str, db: Any = None) -> Any:
+    """The profile answering for ``repo`` (``bot.config.repo_profiles``); without the cache, only
+    a configured one is loaded (to reject a wrong one before anything is written)."""
+    from bot.config.repo_profiles import choose, configured
     from classify.rules import ProfileError
 
     try:
-        return active_profile(settings)
+        if db is None:
+            named = configured(settings, repo)
+            return cached_profile(named) if named is not None else None
+        return choose(settings, repo, db).profile
     except ProfileError as exc:
         raise UserError(str(exc)) from None  # names the variable and the file
+
+
+def _learn(store: PRStore, settings: Settings, repo: str, git_root: Path | None) -> None:
+    """Learn the repository's profile if due (its first sync with enough history, or grown), with
+    the clone's tree and CODEOWNERS when the sync read a clone; say what happened."""
+    from bot.ingest.learn import after_write, read_clone
+
+    clone = None
+    if git_root is not None:
+        try:
+            clone = read_clone(git_root)
+        except (OSError, subprocess.SubprocessError) as exc:
+            click.echo(
+                f"sync: the clone's tree could not be read ({exc}); learning from the history alone", err=True
+            )
+    for note in after_write(store, settings, [repo], clone=clone):
+        click.echo(f"sync: {note}", err=True)
 
 
 def _run_api(

@@ -176,9 +176,30 @@ def _loads(blob: bytes) -> Profile | None:
         return None
 
 
+_IN_MEMORY: dict[tuple[str, int, int], Profile] = {}
+"""profiles this process has loaded, by file version: each repository's profile is asked for
+question after question (``bot.config.repo_profiles``), and the default one is often the same"""
+
+
 def cached_profile(name_or_path: str | Path | None = None) -> Profile:
-    """``load_profile(name_or_path)``, from the cache directory when compiled before."""
+    """``load_profile(name_or_path)``, from the cache directory when compiled before (and from
+    memory when this process loaded that version of the file already)."""
     path, _ = profile_path(name_or_path)  # ProfileError for a missing file, as load_profile
+    try:
+        stat = path.stat()
+        version = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        return load_profile(name_or_path)
+    hit = _IN_MEMORY.get(version)
+    if hit is None:
+        hit = _from_disk(name_or_path, path)
+        if len(_IN_MEMORY) >= 32:
+            _IN_MEMORY.pop(next(iter(_IN_MEMORY)))
+        _IN_MEMORY[version] = hit
+    return hit
+
+
+def _from_disk(name_or_path: str | Path | None, path: Path) -> Profile:
     try:
         key = cache_key(path)
     except OSError:

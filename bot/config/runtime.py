@@ -18,7 +18,7 @@ def settle_heap(*, collect: bool = True) -> None:
     yet every full collection walks them again: ~20 ms here, mostly pydantic-core's validator
     trees, landing in the middle of some answer every few hundred commands (it was the whole
     p99 of ``pr``: 2 ms median, 28 ms p99). ``gc.freeze`` moves them to the permanent generation,
-    so collections visit only what commands allocate (measured in the README's Benchmarks).
+    so collections visit only what commands allocate (measured in docs/benchmarks.md).
 
     ``collect`` first frees startup's garbage so that it is not frozen with the rest: worth ~20 ms
     once in a server, not in a one-shot CLI call, whose heap goes away when it exits.

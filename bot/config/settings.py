@@ -16,9 +16,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
-from bot.config.read_settings import ENV_FILE, LOCK_TIMEOUT_MAX, repos, sources, zone
+from bot.config.read_settings import (
+    ENV_FILE,
+    LLM_TIMEOUT,
+    LLM_TIMEOUT_MAX,
+    LOCK_TIMEOUT_MAX,
+    llm_model,
+    llm_url,
+    repo_profiles,
+    repos,
+    sources,
+    zone,
+)
 from bot.config.urls import WEBSOCKET, platform_url
 
 
@@ -50,7 +70,12 @@ class Settings(BaseModel):
         description="OWNER/NAME to report on; several, comma-separated, for chat (the first is the default)",
     )
     prdigest_rules: Path | None = Field(default=None, description="your own rule profile (TOML)")
-    prdigest_profile: str = Field(default="vllm", description="bundled profile: vllm or generic")
+    prdigest_profile: str = Field(
+        default="", description="bundled profile for every repository: vllm or generic (unset: each its own)"
+    )
+    prdigest_repo_profiles: tuple[tuple[str, str], ...] = Field(
+        default=(), description="OWNER/NAME=PROFILE pairs: one repository's bundled profile or TOML file"
+    )
     prdigest_timezone: str = Field(default="UTC", description="IANA zone for week boundaries")
     prdigest_lang: Literal["en", "zh"] = Field(default="en", description="answer language")
     prdigest_lock_timeout: float = Field(
@@ -93,6 +118,16 @@ class Settings(BaseModel):
         description="hours after its due time a missed digest is still posted (then recorded as skipped)",
     )
 
+    prdigest_post_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        le=300,
+        description=(
+            "seconds a Slack or Discord post waits for its answer; a scheduled post whose answer is "
+            "lost is looked for in the channel only after twice this, before it is sent again"
+        ),
+    )
+
     prdigest_sync_every: float = Field(
         default=60.0,
         ge=0,
@@ -101,6 +136,19 @@ class Settings(BaseModel):
     prdigest_admins: str = Field(
         default="",
         description="chat user ids allowed to change subscriptions, comma-separated (besides workspace admins)",
+    )
+
+    # a language model writing the digest's sentences from its computed facts (optional)
+    prdigest_llm_url: str | None = Field(
+        default=None, description="OpenAI-compatible base URL (…/chat/completions is appended)"
+    )
+    prdigest_llm_model: str | None = Field(default=None, description="the model name the endpoint serves")
+    prdigest_llm_key: SecretStr | None = None
+    prdigest_llm_timeout: float = Field(
+        default=LLM_TIMEOUT,
+        gt=0,
+        le=LLM_TIMEOUT_MAX,
+        description="seconds a digest waits for the model in all",
     )
 
     @field_validator("prdigest_timezone")
@@ -118,11 +166,27 @@ class Settings(BaseModel):
     def _discord_gateway(cls, value: str) -> str:
         return platform_url("PRDIGEST_DISCORD_GATEWAY_URL", value, WEBSOCKET).rstrip("/")
 
+    @field_validator("prdigest_llm_url")
+    @classmethod
+    def _llm_url(cls, value: str | None) -> str | None:
+        return llm_url(value)
+
+    @field_validator("prdigest_llm_model")
+    @classmethod
+    def _llm_model(cls, value: str | None, info: ValidationInfo) -> str | None:
+        llm_model(info.data.get("prdigest_llm_url"), value)
+        return value
+
     @field_validator("prdigest_repo", mode="before")
     @classmethod
     def _repos(cls, value: object) -> tuple[str, ...]:
         """``a/b``, ``a/b,c/d`` (commas or spaces), or a sequence; each must be OWNER/NAME."""
         return repos(value)
+
+    @field_validator("prdigest_repo_profiles", mode="before")
+    @classmethod
+    def _repo_profiles(cls, value: object) -> tuple[tuple[str, str], ...]:
+        return value if isinstance(value, tuple) else repo_profiles(value)
 
     @field_validator("prdigest_slack_api_url")
     @classmethod

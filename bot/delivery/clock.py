@@ -42,18 +42,21 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from bot.chat.post import poster_for
+from bot.chat.steps import step_poster_for
 from bot.config.settings import Settings, secret
 from bot.delivery.deliverer import Deliverer, Outcome, PosterFactory
 from bot.host.runner import Lane
 from bot.ingest.refresh import github_refresh, sync_now
+from bot.prose.setup import prose_writer
 from commands.registry import Context
 from commands.schedule import next_due
+from storage.db import StoreError, write_transaction
 from storage.prs import iso
 from storage.subscriptions import SubscriptionStore
 
 if TYPE_CHECKING:
     from bot.host.serve import Host, ServeOptions
+    from classify.rules import Profile
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +89,26 @@ def clock_rate(clock: Clock) -> float:
 def data_version(ctx: Context) -> int:
     """SQLite's counter of commits by *other* connections (this one's own writes leave it)."""
     return int(ctx.store.db.execute("PRAGMA data_version").fetchone()[0])
+
+
+def write_problem(ctx: Context) -> str | None:
+    """Why the deliveries cannot be recorded in this cache (read-only file or file system, a
+    cache from a newer prdigest), or None: a write that is rolled back at once, so that /healthz
+    says so before Monday rather than after."""
+    db = ctx.store.db
+    try:
+        with write_transaction(db):
+            db.execute("CREATE TABLE prdigest_write_probe (x INTEGER)")
+            db.execute("DROP TABLE prdigest_write_probe")
+            raise _Probed
+    except _Probed:
+        return None
+    except StoreError as exc:
+        return str(exc)
+
+
+class _Probed(Exception):
+    """Ends the probe's transaction with a rollback: it must leave nothing behind."""
 
 
 def next_wake(ctx: Context, now: datetime, recheck: timedelta = RECHECK) -> datetime:
@@ -124,7 +147,7 @@ class DeliveryScheduler:
         self.sync_every = sync_every if sync_every is not None else timedelta(minutes=minutes)
         self.syncs = 0
         self.last_sync: dict[str, str | None] = {}
-        self.posters = posters or (lambda platform: poster_for(platform, settings))
+        self.posters = posters or (lambda platform: step_poster_for(platform, settings))
         self.clock = clock
         self.recheck = recheck
         self.watch = watch
@@ -144,6 +167,7 @@ class DeliveryScheduler:
         self._lock = asyncio.Lock()
         self.drain_timeout = 60.0  # seconds ``stop`` waits for a run in progress
         self._stopping = False
+        self.problem: str | None = None  # why no delivery can be recorded now (/healthz: not ok)
 
     async def start(self, host: Host) -> None:
         from bot.host.serve import context_factory
@@ -158,6 +182,7 @@ class DeliveryScheduler:
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
         )
         self._scheduler.start()
+        await self._probe()
         self._arm(timedelta(0))  # catch up at start
         if self.watch is not None and self.watch > timedelta(0):
             self._scheduler.add_job(
@@ -193,8 +218,23 @@ class DeliveryScheduler:
             lane, self._lane = self._lane, None
             await asyncio.to_thread(lane.close)
 
+    async def _probe(self) -> None:
+        """Check that deliveries can be recorded (``write_problem``); the answer is /healthz's."""
+        try:
+            lane = await self._deliver_lane()
+            problem = await lane.call(write_problem)
+        except StoreError as exc:
+            problem = str(exc)
+        if problem and problem != self.problem:
+            log.error("scheduled delivery cannot work: %s", problem)
+        self.problem = problem
+
     def health(self) -> dict[str, Any]:
+        """Not ok, with the reason, while deliveries cannot be recorded (a read-only cache, a
+        full disk, a lock held too long): the chat front ends may still answer."""
         return {
+            "ok": self.problem is None,
+            **({"reason": self.problem} if self.problem else {}),
             "runs": self.runs,
             "last_run": iso(self.last_run) if self.last_run else None,
             "next_run": iso(self.next_run) if self.next_run else None,
@@ -246,6 +286,8 @@ class DeliveryScheduler:
             if not self._lock.locked() and (self.next_run is None or wake < self.next_run):
                 log.info("subscriptions changed elsewhere; next delivery run at %s", iso(wake))
                 self._arm(wake - self.clock())
+        except StoreError as exc:
+            log.error("watching for subscription changes failed: %s", exc)
         except Exception:
             log.exception("watching for subscription changes failed")
         finally:
@@ -257,11 +299,18 @@ class DeliveryScheduler:
         async with self._lock:
             lane = await self._deliver_lane()
             now = self.clock()
+            await self._probe()
             try:
-                self.last_outcomes = await lane.call(lambda ctx: self._run(ctx, now))
+                self.last_outcomes = [] if self.problem else await lane.call(lambda ctx: self._run(ctx, now))
+            except StoreError as exc:  # the cache, not a bug: one line, and /healthz says it
+                log.error("scheduled delivery run failed: %s", exc)
+                self.problem, self.last_outcomes = str(exc), []
             except Exception:
                 log.exception("scheduled delivery run failed")
                 self.last_outcomes = []
+            errors = [o.reason for o in self.last_outcomes if o.state == "error"]
+            if errors:
+                self.problem = errors[0]
             self.last_run = now
             for outcome in self.last_outcomes:
                 log.info("delivery: %s", outcome.line())
@@ -270,6 +319,9 @@ class DeliveryScheduler:
                 self._data_version, wake = await lane.call(
                     lambda ctx: (data_version(ctx), next_wake(ctx, self.clock(), self.recheck))
                 )
+            except StoreError as exc:
+                log.error("computing the next delivery time failed: %s", exc)
+                wake = self.clock() + self.recheck
             except Exception:
                 log.exception("computing the next delivery time failed")
                 wake = self.clock() + self.recheck
@@ -287,6 +339,8 @@ class DeliveryScheduler:
         lane = await self._deliver_lane()
         try:
             self.last_sync = await lane.call(self._sync_all)
+        except StoreError as exc:
+            log.error("periodic sync failed: %s", exc)
         except Exception:
             log.exception("periodic sync failed")
         self.syncs += 1
@@ -295,7 +349,7 @@ class DeliveryScheduler:
         repos = set(ctx.store.repos()) | {s.repo for s in SubscriptionStore(ctx.store.db).active()}
         repos.update(self.settings.prdigest_repo)
         return {
-            repo: sync_now(self.settings, ctx.store.db, ctx.profile, repo, max_wait=PERIODIC_MAX_WAIT)
+            repo: sync_now(self.settings, ctx.store.db, _profile_of(ctx), repo, max_wait=PERIODIC_MAX_WAIT)
             for repo in sorted(repos)
         }
 
@@ -317,9 +371,20 @@ class DeliveryScheduler:
             ctx.profile,
             self.posters,
             catchup=timedelta(hours=self.settings.prdigest_catchup),
-            refresh=github_refresh(self.settings, ctx.store.db, ctx.profile),
+            refresh=github_refresh(self.settings, ctx.store.db, _profile_of(ctx)),
+            profiles=ctx.profiles,
+            prose=prose_writer(self.settings, ctx.store.db),
         )
         return asyncio.run(deliverer.run(now))
+
+
+def _profile_of(ctx: Context) -> Callable[[str], Profile]:
+    """Each repository's profile, chosen as the worker's context chooses it."""
+
+    def of(repo: str) -> Profile:
+        return ctx.for_repo(repo).profile
+
+    return of
 
 
 def component(settings: Settings, options: ServeOptions) -> DeliveryScheduler:

@@ -1,26 +1,28 @@
-"""Scheduled delivery: every due digest posted exactly once, and every miss on record.
+"""Scheduled delivery: every due digest posted exactly once and whole, and every miss on record.
 
 One run (``Deliverer.run(now)``, used by ``prdigest deliver`` and the scheduler in ``serve``):
 
-1. **Recover** claims whose lease expired — a process died between claim and record, a
-   transient failure asked for a later attempt, or ``deliveries --retry`` reset a row. Before
-   posting again, the platform's poster looks for the earlier post (Slack: the delivery key in
-   the lead's message metadata; Discord: in the lead's embed footer); found → recorded as
-   posted, not posted twice; cannot tell → recorded as ``unknown`` rather than risk a duplicate.
+1. **Resume** claims whose lease expired — a process died between claim and record, a transient
+   failure asked for a later attempt, a partial delivery's retry time came, or ``deliveries
+   --retry`` reset a row — from the messages stored with the claim.
 2. **Deliver** what each active subscription is owed (``commands.schedule.owed``): a period
    due within the catch-up window is claimed (``BEGIN IMMEDIATE``; a second process or a retried
    job gets nothing), built through the same command path as a typed ``/digest`` (filtered as the
-   subscription says), posted through the platform's ``Poster`` with the delivery key, and
-   recorded. A period past the window is recorded as skipped, with the reason, and logged.
-   The digest carries its chart (``bot.delivery.chart.with_chart``); the lease is renewed while the post
-   is in progress, so a post slower than the lease is never taken over.
+   subscription says, with its chart), rendered once for its platform and stored with the claim
+   (``storage.delivery_steps``), then posted one message at a time (``bot.delivery.posting``:
+   every message keyed by its section, looked for before it is sent again). A period past the
+   window is recorded as skipped, with the reason, and logged.
 
-Failures: transient errors (429, 5xx, network) are retried with back-off within the run, and if
-they persist the claim is handed to a later run (until the catch-up window ends, then failed);
-permanent ones (unknown channel, bot not in it, archived, missing permission) mark the delivery
-failed with the poster's one-line reason. A revoked or invalid token holds every further
-delivery to that platform in the run, with one log line. Nothing of an error ever goes to a
-channel: the only things posted are digests and the quiet-week line.
+Outcomes: ``posted`` only when every message landed. When the lead landed and a reply did not,
+``partial`` names what is missing and why; a transient cause is resumed by a later run (from the
+stored messages, never a rebuilt digest) until the catch-up window ends, when the row stays
+``partial`` with the reason and ``deliveries --retry`` resumes it. Nothing landed: transient
+failures hand the claim to a later run (``retrying``), permanent ones (unknown channel, bot not
+in it, archived, missing permission) are ``failed`` with the poster's one-line reason. A revoked
+or invalid token holds every further delivery to that platform in the run. A storage fault (a
+read-only or full disk, a lock held past PRDIGEST_LOCK_TIMEOUT) stops the run with one line.
+Nothing of an error ever goes to a channel: the only things posted are digests and the
+quiet-week line.
 """
 
 from __future__ import annotations
@@ -34,57 +36,51 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
 import sqlite_utils
 
-from bot.chat.post import PermanentPostError, Poster, PostError, PostResult
+from bot.chat.steps import StepPoster
 from bot.config.settings import ConfigError
+from bot.delivery.posting import ATTEMPTS, MAX_WAIT, LostClaim, Progress, StepRun, Stop, unused_uploads
 from classify.rules import Profile
 from commands.locale import t
 from commands.model import Heading, Invocation, Paragraph, Reply
-from commands.registry import Context, dispatch
+from commands.registry import Context, Profiles, dispatch
 from commands.schedule import DEFAULT_CATCHUP, Due, owed
-from storage.deliveries import DEFAULT_LEASE, Claim, Delivery, DeliveryStore
+from storage.db import StoreError
+from storage.deliveries import DEFAULT_LEASE, RETRY_REQUESTED, Claim, Delivery, DeliveryStore
+from storage.delivery_steps import StepStore, StoredStep
 from storage.prs import PRStore, iso
 from storage.subscriptions import Subscription, SubscriptionStore
+
+if TYPE_CHECKING:
+    from bot.prose.writer import ProseWriter
 
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
-PosterFactory = Callable[[str], Poster]
+PosterFactory = Callable[[str], StepPoster]
 # ``refresh(repo)`` brings the cache up to date before a digest (``bot.ingest.refresh``); None when it
 # synced, else a reason code (no_token, unreachable, rate_limited, rejected) for the freshness note.
 Refresh = Callable[[str], Awaitable[str | None]]
 
-ATTEMPTS = 3  # posts tried within one run for transient errors
-BACKOFF = (2.0, 8.0)  # seconds before the 2nd and 3rd attempt
-RETRY_LATER = timedelta(minutes=15)  # a claim that kept failing transiently is tried again after this
-# the platform refused the message's size or shape: post the smaller layout instead (Slack's
-# codes; Discord's 50035 "Invalid Form Body" for an embed over its limits)
-LAYOUT_CODES = frozenset({"msg_too_long", "msg_blocks_too_long", "invalid_blocks", "50035"})
+BACKOFF = (2.0, 8.0)  # seconds before the 2nd and 3rd send of a step
+RETRY_LATER = timedelta(minutes=15)  # a delivery that kept failing transiently is resumed after this
 AUTH_CODES = frozenset(
     {"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive", "401"}
 )
-
-
-class LostClaim(Exception):
-    """Another run took the claim over (its lease ran out) before this one posted."""
-
-
-class FindsDeliveries(Protocol):
-    """A poster that can look for an earlier post of a delivery (Slack: metadata in history;
-    Discord: the footer among the channel's recent messages)."""
-
-    async def find_delivery(self, channel: str, key: str) -> PostResult | None: ...
+# outcomes that leave something undelivered: `prdigest deliver` exits non-zero
+MISSING = frozenset({"failed", "unknown", "partial", "retrying", "error"})
 
 
 @dataclass(frozen=True)
 class Outcome:
     """What a run did with one period of one subscription.
 
-    ``state``: posted, failed, unknown, skipped (missed or a silent quiet week), held (another
-    process owns it, or its platform is held this run) or planned (``--dry-run``)."""
+    ``state``: posted, partial, failed, unknown, skipped (missed or a silent quiet week),
+    retrying (nothing landed yet; a later run resumes it), held (another process holds it, or its
+    platform is held this run), error (the cache could not record it) or planned (``--dry-run``)."""
 
     subscription: int
     target: str
@@ -134,6 +130,10 @@ def freshness_note(store: PRStore, repo: str, lang: str, why: str) -> str:
     return t(lang, "delivery.freshness", when=stamp.replace("T", " ").replace("Z", " UTC"), why=reason)
 
 
+def _minute(moment: datetime) -> str:
+    return iso(moment.replace(microsecond=0))
+
+
 @dataclass
 class Deliverer:
     """Runs due deliveries against one database; see the module docstring."""
@@ -145,11 +145,15 @@ class Deliverer:
     catchup: timedelta = DEFAULT_CATCHUP
     lease: timedelta = DEFAULT_LEASE
     refresh: Refresh | None = None
+    profiles: Profiles | None = None
+    """each repository's profile (the digest of a subscription's repository answers with it)"""
+    prose: ProseWriter | None = None  # a language model wording the digests (``bot.prose``)
     sleep: Sleep = asyncio.sleep
     backoff: Sequence[float] = BACKOFF
-    _open: dict[str, Poster] = field(default_factory=dict, init=False)
+    _open: dict[str, StepPoster] = field(default_factory=dict, init=False)
     _held: dict[str, str] = field(default_factory=dict, init=False)
     _started: float = field(default_factory=time.monotonic, init=False)
+    _titles: dict[int, str] = field(default_factory=dict, init=False)  # delivery id → digest title
 
     @property
     def subscriptions(self) -> SubscriptionStore:
@@ -160,11 +164,13 @@ class Deliverer:
         return DeliveryStore(self.db)
 
     async def run(self, now: datetime, *, dry_run: bool = False) -> list[Outcome]:
-        """Deliver everything due at ``now`` once (recoveries first, then new periods)."""
+        """Deliver everything due at ``now`` once (resumptions first, then new periods). A storage
+        fault ends the run with an ``error`` outcome naming it (nothing more can be recorded)."""
         self._started = time.monotonic()
         outcomes: list[Outcome] = []
         try:
             subs = {s.id: s for s in self.subscriptions.all() if s.id is not None}
+            outcomes.extend(self._pending(subs, now))
             for stale in self.ledger.expired_claims(now):
                 sub = subs.get(stale.subscription_id)
                 if sub is None or sub.paused:
@@ -180,9 +186,33 @@ class Deliverer:
                         outcomes.append(self._skip(sub, due, now, dry_run))
                     else:
                         outcomes.append(await self._deliver(sub, due, now, dry_run))
+        except StoreError as exc:
+            log.warning("delivery run stopped: %s", exc)
+            outcomes.append(Outcome(0, "-", now.date(), "error", str(exc)))
         finally:
             await self.close()
         return outcomes
+
+    def _pending(self, subs: dict[int, Subscription], now: datetime) -> list[Outcome]:
+        """What another process holds at ``now``, or a later run will resume: said, so that a
+        pending digest is never invisible ("nothing due")."""
+        out = []
+        for d in self.ledger.leased(now):
+            sub = subs.get(d.subscription_id)
+            if sub is None or sub.paused or d.lease_until is None:
+                continue
+            if d.lease_owner is None:
+                reason = f"resumes at {_minute(d.lease_until)}: {d.reason}"
+                out.append(Outcome(d.subscription_id, sub.target, d.period_start, "retrying", reason))
+            else:
+                reason = f"leased to {d.lease_owner} until {_minute(d.lease_until)}"
+                out.append(Outcome(d.subscription_id, sub.target, d.period_start, "held", reason))
+        for d in self.ledger.recent(limit=200):
+            sub = subs.get(d.subscription_id)
+            if d.state == "partial" and d.lease_until is not None and d.lease_until > now and sub is not None:
+                reason = f"resumes at {_minute(d.lease_until)}: {d.reason}"
+                out.append(Outcome(d.subscription_id, sub.target, d.period_start, "partial", reason))
+        return out
 
     async def close(self) -> None:
         posters, self._open = list(self._open.values()), {}
@@ -224,156 +254,172 @@ class Deliverer:
         except LostClaim as exc:
             log.warning("%s", exc)
             return Outcome(sub.id, sub.target, due.start_date, "held", "taken over by another run")
+        except StoreError:
+            raise  # the cache cannot record anything more: the run stops with one line
         except Exception:  # a bug must not leave a claim dangling or reach a channel
             log.exception("delivery %s crashed", claim.delivery.key)
             return self._finish(sub, claim, "failed", now, reason="internal error (see the prdigest log)")
 
     async def _claimed(self, sub: Subscription, due: Due, claim: Claim, now: datetime) -> Outcome:
-        delivery = claim.delivery
+        d = claim.delivery
         try:
             poster = self._poster(sub.platform)
         except ConfigError as exc:
             return self._finish(sub, claim, "failed", now, reason=str(exc))
-        if claim.takeover:
-            if now - delivery.due_at > self.catchup and delivery.reason.startswith("retrying"):
+        steps = StepStore(self.db)
+        window_over = now - d.due_at > self.catchup and d.reason.startswith("retrying")
+        if not steps.for_delivery(d.id):
+            if window_over:
                 return self._finish(
-                    sub, claim, "failed", now, reason=delivery.reason.replace("retrying", "gave up", 1)
+                    sub, claim, "failed", now, reason=d.reason.replace("retrying", "gave up", 1)
                 )
-            earlier = await self._earlier_post(poster, sub, delivery)
-            if isinstance(earlier, str):
-                return self._finish(sub, claim, "unknown", now, reason=earlier)
-            if earlier is not None:
-                return self._finish(
-                    sub,
-                    claim,
-                    "posted",
-                    now,
-                    reason=f"found the post of attempt {delivery.attempts - 1}; not posted again",
-                    ids=earlier.ids,
-                    permalink=earlier.permalink,
-                )
-        reply = self.build(sub, due, now, why_stale=await self._refresh(sub.repo), chart=True)
-        if (
-            reply is not None and not reply.ok
-        ):  # e.g. the repository is not in the cache: tell the admin, not the channel
+            early = await self._render(poster, sub, due, claim, now)
+            if early is not None:
+                return early
+        run = StepRun(
+            poster,
+            self.ledger,
+            steps,
+            claim,
+            sub.channel,
+            clock=lambda: self._clock(now),
+            sleep=self.sleep,
+            backoff=self.backoff,
+            lease=self.lease,
+            sends=not window_over,
+        )
+        progress = await run.run()
+        return await self._settle(poster, sub, claim, progress, now)
+
+    async def _render(
+        self, poster: StepPoster, sub: Subscription, due: Due, claim: Claim, now: datetime
+    ) -> Outcome | None:
+        """Build the digest and store its messages with the claim; an Outcome when there is
+        nothing to post (a quiet week kept silent, a digest that cannot be built)."""
+        d = claim.delivery
+        reply = self.digest(sub, due, now, why_stale=await self._refresh(sub.repo))
+        if reply is not None and not reply.ok:  # e.g. the repository is not in the cache: tell the admin
             return self._finish(sub, claim, "failed", now, reason=reply.title)
         if reply is None:
             return self._finish(
                 sub, claim, "skipped", now, reason="quiet week: nothing merged (quiet = silent)"
             )
-        reply.delivery_key = delivery.key
-        return await self._post(poster, sub, claim, reply, now)
-
-    async def _earlier_post(
-        self, poster: Poster, sub: Subscription, delivery: Delivery
-    ) -> PostResult | str | None:
-        """The earlier attempt's post, None when there is none, or why it cannot be told."""
-        return await self._landed(poster, sub, delivery.key, f"attempt {delivery.attempts - 1}")
-
-    async def _landed(
-        self, poster: Poster, sub: Subscription, key: str, which: str = "the failed post"
-    ) -> PostResult | str | None:
-        """The post carrying delivery ``key`` in the channel, None when there is none, or why it
-        cannot be told (then the delivery is "unknown" rather than risk a duplicate)."""
-        finder: Any = getattr(poster, "find_delivery", None)
-        if finder is None:
-            return (
-                f"{which} may have posted and {sub.platform} cannot be searched "
-                "for it; check the channel, then `prdigest deliveries --retry` if it is missing"
-            )
-        try:
-            found: PostResult | None = await finder(sub.channel, key)
-        except PostError as exc:
-            return f"could not check whether {which} posted: {exc}"
-        return found
-
-    async def _post(
-        self, poster: Poster, sub: Subscription, claim: Claim, reply: Reply, now: datetime
-    ) -> Outcome:
-        """Post with up to ATTEMPTS tries for transient errors (back-off between them), and one
-        retry in the smaller layout when the platform refuses the message as too large."""
-        d = claim.delivery
+        reply = self.laid_out(await self.worded(sub, reply), sub, chart=True)
         words = " ".join(digest_words(sub, Due(-1, d.period_start, d.period_end, d.due_at)))
-        last: PostError | None = None
-        transient = 0
-        note = ""
-        while True:
-            try:
-                result = await self._posting(poster, reply, sub.channel, claim, now)
-            except PermanentPostError as exc:
-                if exc.code in LAYOUT_CODES and not exc.posted and not note:
-                    log.warning("delivery %s: %s; posting the smaller layout", d.key, exc)
-                    reply = smaller(reply, sub, words)
-                    note = "posted in the smaller layout (the full digest was too large)"
-                    continue
-                if exc.code in AUTH_CODES:
-                    self._hold(sub.platform, str(exc))
-                return self._finish(sub, claim, "failed", now, reason=str(exc), title=reply.title)
-            except PostError as exc:
-                if exc.posted:  # the lead landed: a retry would post it twice
-                    return self._finish(
-                        sub, claim, "posted", now, reason=f"partly posted: {exc}", title=reply.title
-                    )
-                last, transient = exc, transient + 1
-                log.info("delivery %s: transient failure (attempt %d): %s", d.key, transient, exc)
-                if exc.uncertain:  # no clear answer: the lead may have landed; look before posting again
-                    landed = await self._landed(poster, sub, d.key)
-                    if isinstance(landed, str):
-                        return self._finish(sub, claim, "unknown", now, reason=landed, title=reply.title)
-                    if landed is not None:
-                        return self._finish(
-                            sub,
-                            claim,
-                            "posted",
-                            now,
-                            reason=f"posted despite the error ({exc}); not posted again",
-                            ids=landed.ids,
-                            permalink=landed.permalink,
-                            title=reply.title,
-                        )
-                if transient >= ATTEMPTS:
-                    break
-                await self.sleep(self.backoff[min(transient - 1, len(self.backoff) - 1)])
-                continue  # _posting renews the lease before it posts again
-            return self._finish(
-                sub,
-                claim,
-                "posted",
-                now,
-                reason=note,
-                ids=result.ids,
-                permalink=result.permalink,
-                title=reply.title,
-            )
-        reason = f"retrying after {ATTEMPTS} attempts: {last}"
-        self.ledger.release(claim, now=now, until=now + RETRY_LATER, reason=reason)
-        log.warning("delivery %s: %s", d.key, reason)
-        return Outcome(d.subscription_id, sub.target, d.period_start, "held", reason)
+        rendered = poster.steps(reply, key=d.key, repo=sub.repo, smaller=smaller(reply, sub, words))
+        steps = StepStore(self.db)
+        if not steps.store(claim, [(s.key, s.body, s.fallback) for s in rendered]):
+            raise LostClaim(f"delivery {d.key}: the claim was taken over before its messages were stored")
+        if claim.takeover:  # an attempt before this one may have posted without storing anything
+            steps.sending(claim, "lead", now=d.created_at)
+        self._titles[d.id] = reply.title
+        return None
 
-    async def _posting(
-        self, poster: Poster, reply: Reply, channel: str, claim: Claim, now: datetime
-    ) -> PostResult:
-        """``poster.post`` while the lease is renewed every third of its length: a post slower
-        than the lease (a paced thread of many replies, a slow upload, long 429 waits) is never
-        taken for a dead process's and posted a second time. The lease is renewed first, too:
-        when a slow build or sync let it run out and another run took the claim over, this run
-        does not post (``LostClaim``). Times are the run's clock (``_clock``)."""
-        if not self.ledger.renew(claim, now=self._clock(now), lease=self.lease):
-            # the build or a sync outlasted the lease and another run took the claim: it posts
-            raise LostClaim(f"delivery {claim.delivery.key}: the claim was taken over before posting")
-        task = asyncio.ensure_future(poster.post(reply, channel))
-        every = max(self.lease.total_seconds() / 3, 0.01)
-        try:
-            while True:
-                done, _ = await asyncio.wait({task}, timeout=every)
-                if done:
-                    return task.result()
-                if not self.ledger.renew(claim, now=self._clock(now), lease=self.lease):
-                    log.error("delivery %s: the lease was lost while posting", claim.delivery.key)
-                    return await task  # finish the post; recording it will say the claim is gone
-        finally:
-            if not task.done():
-                task.cancel()
+    async def _settle(
+        self, poster: StepPoster, sub: Subscription, claim: Claim, progress: Progress, now: datetime
+    ) -> Outcome:
+        """Record what a run achieved: posted, partial, retrying, failed or unknown."""
+        d, stop = claim.delivery, progress.stop
+        lead = progress.lead
+        landed = lead.state == "posted"
+        ids = tuple(str(s.message_id) for s in progress.landed)
+        permalink = await poster.link(sub.channel, str(lead.message_id)) if landed else None
+        title = self._titles.get(d.id, "")
+        note = "; ".join(progress.notes)
+        if stop is None:
+            await self._tidy(poster, claim, lead, landed=True)
+            return self._finish(
+                sub, claim, "posted", now, reason=note, ids=ids, permalink=permalink, title=title
+            )
+        cause = self._cause(sub, stop)
+        if not landed:
+            return await self._not_landed(poster, sub, claim, progress, stop, cause, now)
+        wanted = progress.wanted
+        missing = ", ".join(s.key for s in progress.missing)
+        posted = f"posted {len(progress.landed)} of {len(wanted)} messages (missing: {missing})"
+        await self._tidy(poster, claim, lead, landed=True)
+        if stop.kind == "permanent":
+            reason = f"{posted}: {cause}; fix that, then `prdigest deliveries --retry {d.id}`"
+            return self._finish(
+                sub, claim, "partial", now, reason=reason, ids=ids, permalink=permalink, title=title
+            )
+        if stop.kind == "window" or self._past_window(d, now):
+            reason = f"gave up at the end of the catch-up window: {posted}: {cause}; `prdigest deliveries --retry {d.id}` resumes it"
+            return self._finish(
+                sub, claim, "partial", now, reason=reason, ids=ids, permalink=permalink, title=title
+            )
+        until = self._retry_at(now, stop)
+        reason = f"retrying at {_minute(until)}: {posted}: {cause}"
+        return self._finish(
+            sub,
+            claim,
+            "partial",
+            now,
+            reason=reason,
+            ids=ids,
+            permalink=permalink,
+            title=title,
+            retry_at=until,
+        )
+
+    async def _not_landed(
+        self,
+        poster: StepPoster,
+        sub: Subscription,
+        claim: Claim,
+        progress: Progress,
+        stop: Stop,
+        cause: str,
+        now: datetime,
+    ) -> Outcome:
+        """Nothing landed: failed (a clear refusal, or the window ended), unknown (nobody can
+        tell) or retrying (a later run resumes it)."""
+        d, title = claim.delivery, self._titles.get(claim.delivery.id, "")
+        if stop.kind in ("permanent", "window"):
+            await self._tidy(poster, claim, progress.lead, landed=False)
+            reason = cause if stop.kind == "permanent" else d.reason.replace("retrying", "gave up", 1)
+            return self._finish(sub, claim, "failed", now, reason=reason, title=title)
+        if stop.kind == "unknown":
+            return self._finish(sub, claim, "unknown", now, reason=cause, title=title)
+        if progress.lead.state == "pending":  # refused with a clear answer: its chart is unused
+            await self._tidy(poster, claim, progress.lead, landed=False)
+        until = self._retry_at(now, stop)
+        if stop.retry_after is not None and stop.retry_after > MAX_WAIT:
+            reason = (
+                f"retrying at {_minute(until)} ({sub.platform} asked to wait {stop.retry_after:g} s): {cause}"
+            )
+        else:
+            reason = f"retrying after {ATTEMPTS} attempts: {cause}"
+        self.ledger.release(claim, now=now, until=until, reason=reason)
+        log.warning("delivery %s: %s", d.key, reason)
+        return Outcome(d.subscription_id, sub.target, d.period_start, "retrying", reason, title=title)
+
+    def _cause(self, sub: Subscription, stop: Stop) -> str:
+        if stop.error is not None:
+            if stop.kind == "permanent" and stop.error.code in AUTH_CODES:
+                self._hold(sub.platform, str(stop.error))
+            return str(stop.error)
+        return stop.reason or stop.kind
+
+    def _retry_at(self, now: datetime, stop: Stop) -> datetime:
+        """When a later run may try again: RETRY_LATER from now, or later when the platform asked
+        for a longer wait (never before it)."""
+        later = self._clock(now) + RETRY_LATER
+        if stop.retry_after is not None:
+            later = max(later, self._clock(now) + timedelta(seconds=stop.retry_after))
+        return later
+
+    def _past_window(self, d: Delivery, now: datetime) -> bool:
+        return now - d.due_at > self.catchup and not d.reason.startswith(RETRY_REQUESTED)
+
+    async def _tidy(self, poster: StepPoster, claim: Claim, lead: StoredStep, *, landed: bool) -> None:
+        """Delete the uploads the landed lead does not show (all of them when it has not landed),
+        and note them gone, so that a later attempt uploads its own."""
+        unused = unused_uploads(lead, landed=landed)
+        if unused:
+            await poster.delete_uploads(unused)
+            marked = [{**u, "gone": True} if str(u["id"]) in unused else u for u in lead.uploads]
+            StepStore(self.db).uploads(claim, lead.key, marked)
 
     def _clock(self, now: datetime) -> datetime:
         """The run's clock: ``now`` (when the run began) plus the real time spent since."""
@@ -390,11 +436,20 @@ class Deliverer:
         ids: tuple[str, ...] = (),
         permalink: str | None = None,
         title: str = "",
+        retry_at: datetime | None = None,
     ) -> Outcome:
         d = claim.delivery
-        if not self.ledger.finish(claim, state, now=now, reason=reason, message_ids=ids, permalink=permalink):  # type: ignore[arg-type]
+        if not self.ledger.finish(
+            claim,
+            state,
+            now=now,
+            reason=reason,
+            message_ids=ids,
+            permalink=permalink,
+            retry_at=retry_at,  # type: ignore[arg-type]
+        ):
             log.error("delivery %s: the claim was lost before recording %s", d.key, state)
-        if state in ("failed", "unknown"):
+        if state in ("failed", "unknown", "partial"):
             log.warning("delivery %s to %s %s: %s", d.key, sub.target, state, reason)
         else:
             log.info("delivery %s to %s %s", d.key, sub.target, state)
@@ -405,7 +460,7 @@ class Deliverer:
             self._held[platform] = f"{platform} deliveries held for this run: {reason}"
             log.error("%s", self._held[platform])
 
-    def _poster(self, platform: str) -> Poster:
+    def _poster(self, platform: str) -> StepPoster:
         if platform not in self._open:
             self._open[platform] = self.posters(platform)
         return self._open[platform]
@@ -434,6 +489,14 @@ class Deliverer:
         (None for a silent quiet week). ``why_stale`` adds how fresh the cache is; ``chart`` adds
         the chart at the end of the lead (``bot.delivery.chart.with_chart``) — a chart that cannot be drawn
         is logged and the digest goes without it."""
+        reply = self.digest(sub, due, now, why_stale=why_stale)
+        return None if reply is None else self.laid_out(reply, sub, chart=chart)
+
+    def digest(
+        self, sub: Subscription, due: Due, now: datetime, *, why_stale: str | None = None
+    ) -> Reply | None:
+        """``build`` before its layout: what a language model may word (``worded``) is still in
+        the sections where the digest put it."""
         inv = Invocation(
             command="digest",
             args=digest_words(sub, due),
@@ -444,7 +507,7 @@ class Deliverer:
             platform=sub.platform,
         )
         store = PRStore(self.db)
-        reply = dispatch(inv, Context(store=store, profile=self.profile))
+        reply = dispatch(inv, Context(store=store, profile=self.profile, profiles=self.profiles))
         if reply.ok and not reply.data.get("counts", {}).get("merged"):
             if sub.quiet == "silent":
                 return None
@@ -456,11 +519,28 @@ class Deliverer:
             )
         if why_stale is not None:
             reply.blocks.append(Paragraph(text=freshness_note(store, sub.repo, sub.lang, why_stale)))
+        return reply
+
+    def laid_out(self, reply: Reply, sub: Subscription, *, chart: bool) -> Reply:
+        """The chart added (``chart``) and the subscription's layout applied."""
         if chart:
             reply = charted(reply)
         if sub.layout == "single":
             reply = single(reply)
         return reply
+
+    async def worded(self, sub: Subscription, reply: Reply) -> Reply:
+        """The digest with a language model's verified sentences (``bot.prose``), when one is
+        configured and the subscription has not turned it off. Computed before anything is posted:
+        a delivery resumed after a crash posts what was built, and the model is never a reason a
+        digest is not posted."""
+        if self.prose is None or sub.prose == "off":
+            return reply
+        try:
+            return await self.prose.write(reply)
+        except Exception:
+            log.exception("prose for %s failed; posting the computed digest", sub.target)
+            return reply
 
 
 def charted(reply: Reply) -> Reply:

@@ -139,13 +139,21 @@ def components_for(settings: Settings, options: ServeOptions = ServeOptions()) -
     return built
 
 
+def _waiting(message: str) -> None:
+    log.warning("%s", message)
+
+
 def context_factory(settings: Settings, db: Path) -> ContextFactory:
     """Builds a Context (own SQLite connection + rule profile) for one worker thread."""
 
     def build() -> Context:
+        from bot.config.repo_profiles import RepoProfiles
+
         profile = active_profile(settings)  # `pr` may fetch and store a PR: its writes count title topics
-        store = PRStore(connect(db), title_keys=ProfileTitleKeys(profile))
-        return Context(store=store, profile=profile, digests=DigestCache())
+        cache = connect(db, lock_timeout=settings.prdigest_lock_timeout, on_wait=_waiting)
+        store = PRStore(cache, title_keys=ProfileTitleKeys(profile))
+        profiles = RepoProfiles(settings, store.db)  # each repository's own, chosen once per thread
+        return Context(store=store, profile=profile, digests=DigestCache(), profiles=profiles)
 
     return build
 
@@ -158,7 +166,15 @@ def cache_state(ctx: Context) -> dict[str, Any]:
     for repo in store.repos():
         span = store.merged_range(repo)
         newest = iso(span[1]) if span else None
-        repos.append({"repo": repo, "prs": store.count(repo), "newest_merged_at": newest})
+        used = ctx.for_repo(repo).profile
+        repos.append(
+            {
+                "repo": repo,
+                "prs": store.count(repo),
+                "newest_merged_at": newest,
+                "profile": {"name": used.name, "version": used.version},
+            }
+        )
     status = schema_status(store.db)
     state: dict[str, Any] = {
         "ok": status.ok,
@@ -239,6 +255,14 @@ class Host:
             return web.json_response({"ok": False, "error": str(exc)}, status=503)
         state["components"] = {c.name: c.health() for c in self._started}
         state["http"] = self.guard.health()
+        # a component that cannot work (scheduled delivery on a read-only cache) makes the whole
+        # not ok, with its reason; the others keep their own "ok"
+        broken = {
+            n: h.get("reason", "not ok") for n, h in state["components"].items() if h.get("ok") is False
+        }
+        if broken:
+            state["ok"] = False
+            state["problems"] = [f"{name}: {why}" for name, why in broken.items()]
         return web.json_response(state, status=200 if state["ok"] else 503)
 
     async def run(

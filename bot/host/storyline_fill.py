@@ -86,7 +86,7 @@ class StorylineFill:
         done = 0
         for repo in ctx.store.repos():
             weeks = [w for w in closed_weeks(ctx.store, repo, self.zone, now) if (repo, w.start) not in tried]
-            found = fill(ctx.store, ctx.profile, repo, weeks, now, limit=self.batch - done)
+            found = fill(ctx.store, ctx.for_repo(repo).profile, repo, weeks, now, limit=self.batch - done)
             tried.update((repo, w.start) for w in found)
             done += len(found)
             if done >= self.batch:

@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,6 +99,8 @@ class ImportResult:
     counts: UpsertCounts
     urls_rebuilt: int = 0
     first_rebuilt_line: int | None = None
+    repos: dict[str, int] = field(default_factory=dict)
+    """each repository of the file, with how many of its records"""
 
 
 def pr_url(web: str, repo: str, number: int) -> str:
@@ -113,7 +115,7 @@ def own_url(pr: PullRequest, web: str) -> bool:
 
 def import_file(
     store: PRStore,
-    profile: Profile,
+    profile: Profile | Callable[[str], Profile],
     path: Path,
     *,
     web: str = "https://github.com",
@@ -121,9 +123,11 @@ def import_file(
     source: Source = "import",
 ) -> ImportResult:
     """Validate the whole file, then classify and upsert it in batches. Importing it twice changes
-    nothing. ``source`` is what the rows record as their origin (``demo`` for the bundled demo)."""
+    nothing. ``profile``: one for every record, or each repository's (``profile(repo)``).
+    ``source`` is what the rows record as their origin (``demo`` for the bundled demo)."""
     total = validate_file(path)
     result = ImportResult(total, UpsertCounts())
+    profile_of = profile if callable(profile) else (lambda _repo: profile)
 
     def checked() -> Iterator[PullRequest]:
         for lineno, pr in _records(path):
@@ -133,10 +137,13 @@ def import_file(
                 result.urls_rebuilt += 1
                 result.first_rebuilt_line = result.first_rebuilt_line or lineno
                 pr = replace(pr, url=pr_url(web, pr.repo, pr.number))
+            result.repos[pr.repo] = result.repos.get(pr.repo, 0) + 1
             yield pr
 
     with fts.built_after_a_first_import(store.db):  # into an empty cache: indexed once, at the end
-        result.counts = store.upsert(((pr, classify(pr, profile)) for pr in checked()), batch=batch)
+        result.counts = store.upsert(
+            ((pr, classify(pr, profile_of(pr.repo))) for pr in checked()), batch=batch
+        )
     return result
 
 

@@ -33,15 +33,16 @@ Refresh = Callable[[str], Awaitable[str | None]]
 def sync_now(
     settings: Settings,
     db: sqlite_utils.Database,
-    profile: Profile,
+    profile: Profile | Callable[[str], Profile],
     repo: str,
     *,
     max_wait: float,
     client_options: Mapping[str, Any] | None = None,
 ) -> str | None:
     """One incremental sync of ``repo`` on this thread's connection; None when it worked, else
-    the reason code (and one log line). ``client_options`` go to the GitHub client (tests: its
-    ``sleep``)."""
+    the reason code (and one log line). ``profile``: one profile, or each repository's
+    (``profile(repo)``). ``client_options`` go to the GitHub client (tests: its ``sleep``). A
+    repository with no configured profile has its profile learned when due (``bot.ingest.learn``)."""
     if not secret(settings.github_token):
         return "no_token"
     try:
@@ -49,10 +50,10 @@ def sync_now(
     except (gh.GitHubError, ValueError) as exc:
         log.warning("sync of %s not started: %s", repo, exc)
         return "no_token" if isinstance(exc, gh.MissingToken) else "unreachable"
+    chosen = profile(repo) if callable(profile) else profile
+    store = PRStore(db, title_keys=ProfileTitleKeys(chosen))
     try:
-        report = sync_api(
-            PRStore(db, title_keys=ProfileTitleKeys(profile)), client, classifier_for(profile), repo
-        )
+        report = sync_api(store, client, classifier_for(chosen), repo)
     except gh.TokenRejected as exc:
         log.error("sync of %s: %s", repo, exc)
         return "rejected"
@@ -65,13 +66,20 @@ def sync_now(
     finally:
         client.close()
     log.info("synced %s: %s", repo, report.summary_line())
+    from bot.ingest.learn import after_write
+
+    try:  # in the server's own thread: classified in-process, no worker processes
+        for note in after_write(store, settings, [repo], workers=1):
+            log.info("%s", note)
+    except Exception:  # a failed learning leaves the profile as it was; the digest still goes out
+        log.exception("learning the profile of %s failed", repo)
     return None
 
 
 def github_refresh(
     settings: Settings,
     db: sqlite_utils.Database,
-    profile: Profile,
+    profile: Profile | Callable[[str], Profile],
     *,
     max_wait: float = SYNC_MAX_WAIT,
     client_options: Mapping[str, Any] | None = None,

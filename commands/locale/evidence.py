@@ -22,7 +22,8 @@ _FILES = re.compile(r"^([\d,]+) files changed$")
 _QUOTE = re.compile(r"^(label|tag|title|body): (.*)$", re.S)
 _REF = re.compile(r"^(?:[\w.-]+/[\w.-]+)?#\d+$")
 _REF_IN = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+")
-_PACKAGE = re.compile(r"→")
+_PACKAGE = re.compile(r"→| (?:added|removed)$")
+_DEP_CHANGE = re.compile(r"^(\S+) (added|removed|refreshed)$")
 
 _SEP = {"en": "; ", "zh": "；"}
 
@@ -131,6 +132,11 @@ def evidence_item(kind: str, item: str, lang: str, title: str = "", quote_limit:
         return f"改动 {m.group(1)} 个文件" if zh else text
     if kind == "revert":
         return _revert_item(text, lang, title)
+    if kind == "dependency":
+        m = _DEP_CHANGE.match(text)
+        if m and zh:
+            name, what = m.group(1), m.group(2)
+            return {"added": f"新增 {name}", "removed": f"移除 {name}", "refreshed": f"{name} 已刷新"}[what]
     m = _QUOTE.match(text)
     if m:
         where, what = m.group(1), m.group(2)
@@ -237,6 +243,12 @@ _REASONS_ZH: tuple[tuple[str, str], ...] = (
     (r"^size: ≥ ([\d,]+) lines changed$", "规模：改动 ≥ {0} 行"),
     (r"^measured effect stated$", "给出实测效果"),
     (r"^touches (\d+) modules$", "涉及 {0} 个模块"),
+    (r"^never key: docs-only$", "不作为关键变更：仅文档"),
+    (r"^never key: typo$", "不作为关键变更：错别字、语法或文档字符串修正"),
+    (r"^never key: own-version$", "不作为关键变更：本仓库版本号更新"),
+    (r"^never key: lockfile$", "不作为关键变更：锁文件刷新"),
+    (r"^never key: translation$", "不作为关键变更：翻译"),
+    (r"^never key: bot$", "不作为关键变更：机器人提交"),
 )
 
 

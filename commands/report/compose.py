@@ -24,6 +24,7 @@ from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items, paired_code_spans
 from commands.locale.words import avg_text, change_words, count, join_list, tn
 from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply, Section, Table
+from commands.prose.facts import DigestLayout, digest_parts
 from commands.report.lead import LEAD_KEY_PRS, lead_blocks
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, Recommendation, recommendations
@@ -183,8 +184,11 @@ def _theme_summary(th: Theme, lang: str) -> str | None:
     return summary if summary and summary.strip() else None
 
 
-def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
-    """Each storyline: its name, its computed sentence, then its leading PRs."""
+def _themes(
+    stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str, layout: DigestLayout
+) -> list[Block]:
+    """Each storyline: its name, its computed sentence, then its leading PRs (where those lines
+    are, and the heading, go into ``layout``: a model may word them instead)."""
     blocks: list[Block] = []
     module_counts = stats.module_counts()
     unit_word = unit(stats, lang)
@@ -206,9 +210,11 @@ def _themes(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) 
         blocks.append(Heading(text=f"{i}. {head}", level=3))
         summary = _theme_summary(th, lang)
         items = [_entry(s, stats, lang) for s in th.prs[: THEME_ITEMS - (1 if summary else 0)]]
+        start = len(blocks)
         if summary:
             blocks.append(Paragraph(text=summary))
         blocks.append(BulletList(items=items))
+        layout.themes.append((start, len(blocks), head))
     if not themes:
         blocks.append(Paragraph(text=t(lang, "digest.no_themes")))
     return blocks
@@ -355,8 +361,9 @@ def _dependency_item(s: StoredPR, lang: str) -> str:
     shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
     if not shown:
         return _in_sentence(s.pr.title)
-    if any("→" in e for e in shown):
+    if flag is not None and any(" " in e for e in flag.evidence):  # versions, added, removed, refreshed
         return join_list(shown, lang, conjunction=False)  # one item of the upgrades' list
+    # files alone: a cache classified before a dependency flag had to name what changed
     return t(lang, "digest.dependency_files", files=join_list(shown, lang, 2))
 
 
@@ -392,13 +399,17 @@ def _vs(stats: DigestStats, kind: str, lang: str) -> str:
     return t(lang, "digest.vs_avg", average=average_phrase(stats, lang), avg=avg_text(avg))
 
 
-def _risks(stats: DigestStats, profile: Profile, label: LabelFn, hint: Hint, lang: str) -> list[Block]:
+def _risks(
+    stats: DigestStats, profile: Profile, label: LabelFn, hint: Hint, lang: str, layout: DigestLayout
+) -> list[Block]:
     items: list[Bullet] = []
+    kinds = layout.risk_kinds  # the flag kind of each line, in order
     core = stats.flagged("core-path")
     if core:
         mostly, _ = _mostly(core, label, lang)
         text = tn(lang, "digest.risk_core", len(core), vs=_vs(stats, "core-path", lang), modules=mostly)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in core[:RISK_PRS]]))
+        kinds.append("core-path")
     tests = stats.flagged("missing-tests")
     if tests:
         mostly, _ = _mostly(tests, label, lang)
@@ -411,6 +422,7 @@ def _risks(stats: DigestStats, profile: Profile, label: LabelFn, hint: Hint, lan
             modules=mostly,
         )
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in tests[:RISK_PRS]]))
+        kinds.append("missing-tests")
     breaking = stats.flagged("breaking")
     if breaking:
         named = join_list([_breaking_item(s, lang) for s in breaking[:RISK_NAMED]], lang, RISK_NAMED)
@@ -421,18 +433,21 @@ def _risks(stats: DigestStats, profile: Profile, label: LabelFn, hint: Hint, lan
         )
         text = t(lang, "digest.risk_breaking", n=len(breaking), items=named, more=more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in breaking[:RISK_NAMED]]))
+        kinds.append("breaking")
     deps = stats.flagged("dependency")
     if deps:
         named = join_list(_tallied([_dependency_item(s, lang) for s in deps], lang), lang, RISK_PRS)
         more = _more(stats, "dependency", len(deps) - RISK_PRS, hint, lang) if len(deps) > RISK_PRS else ""
         text = t(lang, "digest.risk_dependency", n=len(deps), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in deps[:RISK_PRS]]))
+        kinds.append("dependency")
     reverts = stats.flagged("revert")
     if reverts:
         named = join_list([_revert_item(s, stats, lang) for s in reverts[:RISK_PRS]], lang, RISK_PRS)
         more = _more(stats, "revert", len(reverts) - RISK_PRS, hint, lang) if len(reverts) > RISK_PRS else ""
         text = t(lang, "digest.risk_revert", n=len(reverts), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in reverts[:RISK_PRS]]))
+        kinds.append("revert")
     large = sorted(stats.flagged("large"), key=lambda s: (-(s.pr.additions + s.pr.deletions), -s.pr.number))
     if large:
         biggest = large[0].pr.additions + large[0].pr.deletions
@@ -445,6 +460,7 @@ def _risks(stats: DigestStats, profile: Profile, label: LabelFn, hint: Hint, lan
             biggest=f"{biggest:,}",
         )
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in large[:RISK_PRS]]))
+        kinds.append("large")
     if not items:
         return [Paragraph(text=t(lang, "digest.risk_none"))]
     return [BulletList(items=items)]
@@ -494,6 +510,11 @@ def _key_prs(stats: DigestStats) -> list[StoredPR]:
     return [s for s in stats.ranked() if s.pr.number in stats.key][:QUICKVIEW]
 
 
+def _quick_prs(stats: DigestStats) -> list[StoredPR]:
+    """The key PRs of the quick view: those after the lead's."""
+    return _key_prs(stats)[LEAD_KEY_PRS:]
+
+
 def _one_line(s: StoredPR, profile: Profile, label: LabelFn, lang: str) -> str:
     """A key PR in one line for the lead: its gist's first sentence and its measured effect, or
     (without either) its kind and modules; in Chinese the computed sentence."""
@@ -512,7 +533,7 @@ def _one_line(s: StoredPR, profile: Profile, label: LabelFn, lang: str) -> str:
 
 def _quickview(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> list[Block]:
     """The key PRs after the lead's, numbered on from them, with their fuller sentences."""
-    key_prs = _key_prs(stats)[LEAD_KEY_PRS:]
+    key_prs = _quick_prs(stats)
     items = []
     for s in key_prs:
         sentence = _quick_zh(s, profile, label) if lang == "zh" else _quick_en(s)
@@ -556,10 +577,11 @@ def compose(stats: DigestStats, profile: Profile, lang: str, hint: Hint = _bare)
     blocks = lead_blocks(stats, themes, key_prs, summary, one_line, lang)
     if not key_prs:
         blocks.append(Paragraph(text=t(lang, "digest.no_key")))
+    layout = DigestLayout()
     sections: list[tuple[str, list[Block]]] = [
-        (f"digest.themes_{kind}", _themes(stats, themes, label, lang)),
+        (f"digest.themes_{kind}", _themes(stats, themes, label, lang, layout)),
         ("digest.trends", [*_comparison(stats, lang), *_trends(stats, trends, label, lang)]),
-        ("digest.risks", _risks(stats, profile, label, hint, lang)),
+        ("digest.risks", _risks(stats, profile, label, hint, lang, layout)),
         ("digest.quickview", _quickview(stats, profile, label, lang)),
         (
             "digest.recommendations",
@@ -569,10 +591,20 @@ def compose(stats: DigestStats, profile: Profile, lang: str, hint: Hint = _bare)
             ],
         ),
     ]
-    parts = [Section(title=t(lang, heading), blocks=body) for heading, body in sections if body]
+    # an empty part (the quick view when the lead shows every key PR) is left out; the parts a
+    # model may word (themes, risks, the quick view's key PRs) keep their places before it
+    parts = [
+        Section(title=t(lang, heading), blocks=body, key=heading.removeprefix("digest."))
+        for heading, body in sections
+        if body
+    ]
     # the JSON form lists every PR: built only when read (the JSON renderer, the chart)
     build = partial(_data, stats, themes, trends, recs, profile, lang)
-    return Reply(command="digest", title=title, blocks=blocks, sections=parts, data_factory=build)
+    # what a language model may word instead (only an edge with a model configured asks)
+    prose = partial(digest_parts, stats, profile, lang, layout, parts, partial(_quick_prs, stats), pr_ref)
+    return Reply(
+        command="digest", title=title, blocks=blocks, sections=parts, data_factory=build, prose=prose
+    )
 
 
 def _data(

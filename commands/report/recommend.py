@@ -44,7 +44,11 @@ def _packages(deps: list[StoredPR], lang: str) -> tuple[list[str], list[StoredPR
     for s in deps:
         flag = s.cls.flag("dependency")
         shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
-        named = [item.split(" ", 1)[0] for item in shown[:2] if "→" in item]
+        named = [
+            item.split(" ", 1)[0]
+            for item in shown[:2]
+            if "→" in item or item.endswith((" added", " removed"))
+        ]
         named = [name for name in named if not ci_action(name)]
         if named:
             prs.append(s)
@@ -63,6 +67,11 @@ def _ci_only(s: StoredPR) -> bool:
     flag = s.cls.flag("dependency")
     upgrades = [e for e in (flag.evidence if flag else []) if "→" in e]
     return bool(upgrades) and all(ci_action(e.split(" ", 1)[0]) for e in upgrades)
+
+
+def _refreshes_only(s: StoredPR) -> bool:
+    flag = s.cls.flag("dependency")
+    return flag is not None and all(e.endswith(" refreshed") for e in flag.evidence)
 
 
 def _package_list(names: list[str], lang: str) -> str:
@@ -107,7 +116,7 @@ def recommendations(
         if names:
             text = t(lang, "rec.dependency", deps=_package_list(names, lang))
             out.append(Recommendation(text, named[:MAX_PACKAGES]))
-        else:
+        elif not all(_refreshes_only(s) for s in deps):  # a lockfile refresh alone asks nothing of anyone
             out.append(Recommendation(tn(lang, "rec.dependency_unnamed", len(deps)), deps[:MAX_PACKAGES]))
     for theme in themes:
         if theme.kind == "burst":

@@ -68,7 +68,7 @@ from classify.engine import is_bot
 from classify.models import ScorePart
 from classify.rules import Profile
 from classify.titles import is_series_marker, norm, parse_title, split_tag
-from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, stem, topic_text
+from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, release_mechanics, stem, topic_text
 from classify.topics import abbreviates as _abbreviates
 from classify.topics import leading_verb as _leading_verb
 from commands.locale import t
@@ -733,7 +733,9 @@ def find_themes(
     cap = max(MIN_PRS, int(MAX_SHARE * total))
     places = _places(prs, paths)
     _name_places(topics, places, vocab)
-    candidates = [tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap]
+    candidates = [
+        tp for tp in topics.values() if MIN_PRS <= len(tp.members) <= cap and not _mechanics(tp, by_number)
+    ]
     if isinstance(previous, TitleCounts) and history.known:
         previous.fetch(tp.key for tp in candidates)  # one read for all (namers are read when named)
     # novelty and rarity are the titles' (the earlier windows are known by their titles only)
@@ -829,6 +831,35 @@ def find_themes(
         told = frozenset(n for n in members if any(n in tp.titled for tp in [seed, *joined]))
         themes.append(replace(theme, strength=round(power_then, 2), standing=round(stand, 2), told=told))
     return themes
+
+
+def _mechanics(tp: _Topic, by_number: Mapping[int, StoredPR]) -> bool:
+    """A tag or word that says where changes go, not what they are about — a version, or what
+    titles naming versions or other PRs share (backports, cherry-picks, release branches) — is
+    no story (``classify.topics.release_mechanics``: a rule, not a list of words)."""
+    if tp.source not in ("tag", "name", "word"):
+        return False
+    titles = [by_number[n].pr.title for n in tp.titled if n in by_number]
+    return release_mechanics(tp.text, titles)
+
+
+def _team_spelling(tp: _Topic, topics: Mapping[str, _Topic]) -> str:
+    """An all-lower-case tag as the team writes it in its titles ("e2e" → "E2E", "jvm-packages" →
+    "JVM packages"): the commonest spelling with capitals, else each part's, else a capital first."""
+    text = tp.text
+    if any(c.isupper() for c in text):
+        return text
+    capitalised = [(n, f) for f, n in tp.forms.items() if any(c.isupper() for c in f)]
+    if capitalised:
+        return max(capitalised)[1]
+    parts = [p for p in re.split(r"[-_]+", text) if p]
+    spelt = []
+    for part in parts:
+        word = topics.get(f"word:{stem(part)}")
+        forms = [(n, f) for f, n in (word.forms.items() if word else ()) if any(c.isupper() for c in f)]
+        spelt.append(max(forms)[1] if forms and " " not in max(forms)[1] else part)
+    joined = " ".join(spelt) if len(parts) > 1 else spelt[0] if spelt else text
+    return joined[:1].upper() + joined[1:]
 
 
 def _main_directory(files: Sequence[str]) -> str:
@@ -1104,7 +1135,9 @@ def _name(
         if subject is not None:
             return subject
     if namer.source == "tag" and len(text) <= 4:
-        text = _spelt_out(text, prs, vocab, topics, paths) or text
+        text = _spelt_out(text, prs, vocab, topics, paths) or _team_spelling(namer, topics)
+    elif namer.source == "tag":
+        text = _team_spelling(namer, topics)
     elif namer.source == "phrase":
         text = _headed(namer, prs, vocab, topics, members)
     action = _action(prs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import itertools
 import json
 from datetime import UTC, datetime, timedelta
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.generate import generate_history, generate_prs, gzip_bytes, main, to_jsonl
+from bench import catalog
+from bench.generate import demo_records, generate_history, generate_prs, gzip_bytes, main, to_jsonl
 from bench.headlines import HEADLINES
 from classify.records import parse_pr
 
@@ -107,3 +109,38 @@ def test_a_small_week_is_still_exact() -> None:
 def test_rejects_zero_weeks() -> None:
     with pytest.raises(ValueError, match="n_weeks"):
         list(generate_prs(0, per_week=10, end=END))
+
+
+# SHA-256 of the generator's output, recorded while its vocabulary was still Python code
+# (bench/catalog.py before bench/data/catalog.toml): reading the vocabulary from data must give the
+# same records byte for byte — the bundled demo, a benchmark-style history and another seed.
+RECORDED = {
+    "demo": "36fd7c2ecf9b64bfa8ad0bba16d37986788c185a77745404a2d2a11855238e58",
+    "history": "da71afcbb704e4ec6d3278c6b04ec551c6f8119b4bb1a3b277efad570de20e9d",
+    "seed 3": "8f6ed2bfda6e333a83f3d03b00347e94f31a362f75f5b8a911f036d7914b4cd8",
+}
+
+
+def _sha256(records: list[dict[str, object]]) -> str:
+    return hashlib.sha256(to_jsonl(records)).hexdigest()
+
+
+def test_the_generator_makes_what_it_made_when_its_vocabulary_was_code() -> None:
+    made = {
+        "demo": _sha256(demo_records()),
+        "history": _sha256(list(generate_history(3000, years=10, end=END, seed=7))),
+        "seed 3": _sha256(list(generate_prs(8, per_week=(100, 300), end=END, seed=3))),
+    }
+    assert made == RECORDED
+
+
+def test_the_catalog_is_read_from_its_data_file(tmp_path: Path) -> None:
+    assert catalog.CATALOG_PATH.suffix == ".toml" and catalog.CATALOG_PATH.parent.name == "data"
+    text = catalog.CATALOG_PATH.read_text(encoding="utf-8")
+    edited = tmp_path / "catalog.toml"
+    edited.write_text(text.replace('"H100", "H200"', '"H100", "H999"', 1), encoding="utf-8")
+    loaded = catalog.load(edited)
+    assert loaded["HARDWARE"][:2] == ("H100", "H999") and catalog.HARDWARE[:2] == ("H100", "H200")
+    rocm = next(a for a in loaded["AREAS"] if a.name == "rocm")
+    assert all(0 <= i < len(loaded["PEOPLE"]) for i in rocm.people) and rocm.people  # logins → indices
+    assert isinstance(rocm.subjects[0], catalog.Subject) and isinstance(rocm.src, tuple)

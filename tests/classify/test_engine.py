@@ -331,11 +331,16 @@ def test_dependency_from_files_and_titles(vllm: Profile) -> None:
     assert flags(classify(pr("[Misc] Bump version of torch to 2.9.1"), vllm))["dependency"] == [
         "torch → 2.9.1"
     ]
-    assert flags(classify(pr("x", ["pyproject.toml", "uv.lock", "setup.py"]), vllm))["dependency"] == [
-        "pyproject.toml",
-        "uv.lock",
-        "setup.py",
+    # a manifest that changed without naming what is no dependency change a reader can act on
+    assert "dependency" not in flags(classify(pr("x", ["pyproject.toml", "uv.lock", "setup.py"]), vllm))
+    # lockfiles alone are a refresh, by name; a package added or removed says which
+    assert flags(classify(pr("Refresh locks", ["uv.lock", "a/b/uv.lock"]), vllm))["dependency"] == [
+        "uv.lock refreshed"
     ]
+    assert flags(classify(pr("Add httpx as a dependency", ["pyproject.toml"]), vllm))["dependency"] == [
+        "httpx added"
+    ]
+    assert flags(classify(pr("Drop the six dependency", ["setup.py"]), vllm))["dependency"] == ["six removed"]
     assert "dependency" not in flags(classify(pr("Update docs to describe v1", ["vllm/a.py"]), vllm))
 
 
@@ -429,7 +434,7 @@ def test_gist_and_stored_profile_identity(vllm: Profile) -> None:
         cls.gist == "Replace the shared-memory routing replay with a device cache and an async D2H pipeline."
     )
     assert (cls.profile, cls.profile_version) == ("vllm", vllm.version)
-    assert classify(pr("[Bugfix] Fix foo (#41234)"), vllm).gist == "Fix foo"
+    assert classify(pr("[Bugfix] Fix foo (#41234)"), vllm).gist == ""  # no description: the title says it all
 
 
 def test_classification_round_trips_through_json(vllm: Profile) -> None:

@@ -194,8 +194,8 @@ def test_edited_file_is_reloaded(tmp_path: Path) -> None:
         ),
         (
             "colour = 3\n" + MINIMAL,
-            "colour: unknown key (known: name, version, description, key_share, "
-            "key_min_score, catch_all, default_kind, modules, kinds, flags, score)",
+            "colour: unknown key (known: name, version, description, repos, learned, key_share, "
+            "key_min_score, min_path_share, catch_all, default_kind, modules, kinds, flags, score)",
         ),
         (
             MINIMAL + "colour = 3\n",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from classify.text import GIST_MAX, HIGHLIGHT_MAX_CHARS, clean_body, gist, highlights
+from classify.gist import gist
+from classify.text import GIST_MAX, HIGHLIGHT_MAX_CHARS, clean_body, highlights
 from tests.classify.helpers import vllm_body
 
 
@@ -60,11 +61,12 @@ def test_gist_prefers_the_text_before_any_heading() -> None:
     assert gist(body, "t") == "This PR removes the tree attention backend."
 
 
-def test_gist_falls_back_to_the_title_when_only_template_is_left() -> None:
+def test_no_gist_when_only_template_is_left() -> None:
+    """The title is shown beside the gist: repeating it as the gist would say it twice."""
     empty = vllm_body("", test_plan="", test_result="")
-    assert gist(empty, "Remove Tree Attention backend") == "Remove Tree Attention backend"
-    assert gist("", "Fallback title") == "Fallback title"
-    assert gist("## Test Plan\n\npytest\n", "Only tests") == "Only tests"
+    assert gist(empty, "Remove Tree Attention backend") == ""
+    assert gist("", "Fallback title") == ""
+    assert gist("## Test Plan\n\npytest\n", "Only tests") == ""
 
 
 def test_gist_is_one_line_and_bounded() -> None:

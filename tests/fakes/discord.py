@@ -198,6 +198,23 @@ class Answer:
     apply_first: bool = False
 
 
+@dataclass
+class Fault:
+    """What the fake does to one REST request instead of answering at once (``FakeDiscord.fault``):
+    ``drop`` — the request takes effect (``store``, else not), then the connection is closed
+    without an answer; ``late`` — it takes effect after ``delay`` seconds, then is answered;
+    ``hold`` — it takes effect (``store``, else not), ``reached`` is set, and the connection is
+    closed once ``release`` is set (at most 60 s later): a test kills the client meanwhile;
+    ``answer`` — it takes effect (``store``, else not) and gets ``answer`` instead of its own."""
+
+    kind: str
+    store: bool = True
+    delay: float = 0.0
+    answer: Answer | None = None
+    reached: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+
 def discord_error(code: int, *, message: str | None = None, errors: dict[str, Any] | None = None) -> Answer:
     """Discord's error body: ``{"message": ..., "code": ...}`` with the status Discord uses."""
     status, default = ERRORS[code]
@@ -859,6 +876,8 @@ class FakeDiscord:
         self._sessions: dict[str, _Session] = {}
         self._session: _Session | None = None
         self._scripts: dict[str, list[Answer]] = {}
+        self._faults: dict[tuple[str, int], Fault] = {}  # (route, n-th request of it) -> fault
+        self._seen: dict[str, int] = {}  # requests per route as they arrived
         self._buckets: dict[str, list[float]] = {}
         self._conn_ids = 0
 
@@ -1093,6 +1112,20 @@ class FakeDiscord:
         ``"METHOD /path"`` (``POST /channels/123/messages``)."""
         with self._lock:
             self._scripts.setdefault(route, []).extend(answers)
+
+    def fault(self, route: str, fault: Fault, *, index: int = 0) -> None:
+        """The ``index``-th request from now on (0: the next) of ``route`` (a template such as
+        ``POST /channels/{channel_id}/messages``) meets ``fault``."""
+        with self._lock:
+            self._faults[(route, self._seen.get(route, 0) + index)] = fault
+
+    def _next_fault(self, method: str, path: str) -> Fault | None:
+        template = next((t for m, t, pattern, _ in _ROUTES if m == method and pattern.match(path)), path)
+        route = f"{method} {template}"
+        with self._lock:
+            n = self._seen.get(route, 0)
+            self._seen[route] = n + 1
+            return self._faults.pop((route, n), None)
 
     def calls_to(self, route: str) -> list[ApiCall]:
         """Calls matching a route template key or a concrete ``"METHOD /path"``, in arrival order."""
@@ -1477,6 +1510,7 @@ class FakeDiscord:
             for name, value in form.items():
                 if isinstance(value, web.FileField):
                     files.append(UploadedFile(name, value.filename, value.content_type, value.file.read()))
+                    value.file.close()  # a request dropped on purpose must not leave it to the collector
                 elif name == "payload_json":
                     body = json.loads(value)
         else:
@@ -1488,6 +1522,24 @@ class FakeDiscord:
         headers = {k.lower(): v for k, v in request.headers.items()}
         if "authorization" in headers:
             headers["authorization"] = "Bot <token>" if auth == "bot" else "<rejected token>"
+        fault = self._next_fault(request.method, path)
+        if fault is not None and fault.kind == "late":
+            await asyncio.sleep(fault.delay)
+        elif fault is not None and fault.kind == "answer":
+            if fault.store:
+                self._handle(request.method, path, query, body, files, headers, auth)
+            given = fault.answer or server_error(500)
+            out = {**given.headers, "Content-Type": "application/json"}
+            return web.Response(status=given.status, body=json.dumps(given.body).encode(), headers=out)
+        elif fault is not None:  # drop or hold: take effect (or not), then no answer at all
+            if fault.store:
+                self._handle(request.method, path, query, body, files, headers, auth)
+            if fault.kind == "hold":
+                fault.reached.set()
+                await asyncio.get_running_loop().run_in_executor(None, fault.release.wait, 60)
+            if request.transport is not None:
+                request.transport.abort()
+            raise asyncio.CancelledError  # aiohttp ends the handler without writing anything
         answer = self._handle(request.method, path, query, body, files, headers, auth)
         out_headers = dict(answer.headers)
         if answer.body is None:

@@ -75,6 +75,29 @@ class Upload:
 
 
 @dataclass
+class Fault:
+    """What the fake does to one Web API call instead of answering at once:
+
+    - ``drop``: the call takes effect (``store``, else not), then the connection is closed
+      without an answer — Slack stored the message and the answer was lost;
+    - ``late``: the call takes effect only after ``delay`` seconds, then is answered (by then
+      the client may have given up: an answer later than its timeout);
+    - ``hold``: the call takes effect (``store``, else not), ``reached`` is set and the request
+      waits for ``release`` (at most 60 s), then the connection is closed — a test kills the
+      client meanwhile;
+    - ``answer``: the call takes effect (``store``, else not) and gets ``response`` instead of
+      its own answer (a 500 after Slack stored the message, a permission refused).
+    """
+
+    kind: str
+    store: bool = True
+    delay: float = 0.0
+    response: Response | None = None
+    reached: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
 class Posted:
     """One POST to a response_url."""
 
@@ -97,7 +120,15 @@ class FakeSlack:
         # top-level messages per channel, oldest first, as conversations.history returns them
         # (newest first); ``metadata`` kept only when the poster sent it
         self.history: dict[str, list[dict[str, Any]]] = {}
+        # thread replies per (channel, lead ts), oldest first, as conversations.replies returns them
+        self.replies: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._faults: dict[str, list[Fault]] = {}
+        self._faults_at: dict[tuple[str, int], Fault] = {}
+        self._seen: dict[str, int] = {}  # calls per method as they arrived (faulted ones too)
         self.joined: set[str] = set()
+        # every message posted with the bot token, leads and thread replies: (channel, ts) → its
+        # text and blocks, as chat.update changes them (chat.delete removes them)
+        self.messages: dict[tuple[str, str], dict[str, Any]] = {}
         # users.info answers: user id → the user object (is_admin, is_owner, …)
         self.users: dict[str, dict[str, Any]] = {}
         self.latency = 0.0  # seconds every Web API answer takes (to make concurrent callers overlap)
@@ -149,6 +180,35 @@ class FakeSlack:
         their own: Slack stored the message but the answer was an error (a 5xx after the write)."""
         with self._cond:
             self._after.setdefault(method, []).extend(responses)
+
+    def fault(self, method: str, *faults: Fault) -> None:
+        """The next calls of ``method`` meet these faults, in order."""
+        with self._cond:
+            self._faults.setdefault(method, []).extend(faults)
+
+    def fault_at(self, method: str, index: int, fault: Fault) -> None:
+        """The ``index``-th call of ``method`` from now on (0: the next) meets ``fault``."""
+        with self._cond:
+            self._faults_at[(method, self._seen.get(method, 0) + index)] = fault
+
+    def _next_fault(self, method: str) -> Fault | None:
+        with self._cond:
+            n = self._seen.get(method, 0)
+            self._seen[method] = n + 1
+            at = self._faults_at.pop((method, n), None)
+            if at is not None:
+                return at
+            queued = self._faults.get(method)
+            return queued.pop(0) if queued else None
+
+    def thread(self, channel: str, ts: str) -> list[dict[str, Any]]:
+        """The replies in the thread of ``ts``, oldest first."""
+        with self._cond:
+            return list(self.replies.get((channel, ts), []))
+
+    def leads_in(self, channel: str) -> list[dict[str, Any]]:
+        with self._cond:
+            return list(self.history.get(channel, []))
 
     def calls_to(self, method: str) -> list[Call]:
         with self._cond:
@@ -239,20 +299,40 @@ class FakeSlack:
             with self._cond:
                 self._ts += 1
                 ts = f"1700000000.{self._ts:06d}"
-                if not params.get("thread_ts"):
-                    message: dict[str, Any] = {"type": "message", "text": params.get("text"), "ts": ts}
-                    metadata = params.get("metadata")
-                    if isinstance(metadata, str):
-                        metadata = json.loads(metadata)
-                    if metadata:
-                        message["metadata"] = metadata
+                message: dict[str, Any] = {"type": "message", "text": params.get("text"), "ts": ts}
+                blocks = params.get("blocks")
+                if isinstance(blocks, str):
+                    blocks = json.loads(blocks)
+                if blocks:
+                    message["blocks"] = blocks
+                metadata = params.get("metadata")
+                if isinstance(metadata, str):
+                    metadata = json.loads(metadata)
+                if metadata:
+                    message["metadata"] = metadata
+                lead = params.get("thread_ts")
+                if not lead:
                     self.history.setdefault(channel, []).append(message)
+                elif not any(m["ts"] == lead for m in self.history.get(channel, [])):
+                    return Response(200, {"ok": False, "error": "thread_not_found"})
+                else:
+                    message["thread_ts"] = lead
+                    self.replies.setdefault((channel, str(lead)), []).append(message)
+                self.messages[(channel, ts)] = {
+                    "text": params.get("text"),
+                    "blocks": params.get("blocks"),
+                    "thread_ts": params.get("thread_ts"),
+                }
             return Response(
                 200,
                 {"ok": True, "channel": channel, "ts": ts, "message": {"text": params.get("text"), "ts": ts}},
             )
+        if method in ("chat.update", "chat.delete"):
+            return self._change(method, params)
         if method == "conversations.history":
             return self._history(params)
+        if method == "conversations.replies":
+            return self._replies(params)
         if method == "files.getUploadURLExternal":
             return self._upload_url(params)
         if method == "files.completeUploadExternal":
@@ -274,6 +354,23 @@ class FakeSlack:
             return Response(200, {"ok": True, "channel": {"id": channel}})
         return Response(200, {"ok": False, "error": "unknown_method"})
 
+    def _change(self, method: str, params: dict[str, Any]) -> Response:
+        """chat.update (text and blocks of a message the bot posted) and chat.delete, as Slack
+        answers them; a ts the channel does not have is ``message_not_found``."""
+        channel, ts = str(params.get("channel", "")), str(params.get("ts", ""))
+        with self._cond:
+            if (channel, ts) not in self.messages:
+                return Response(200, {"ok": False, "error": "message_not_found"})
+            if method == "chat.delete":
+                del self.messages[(channel, ts)]
+                self.history[channel] = [m for m in self.history.get(channel, []) if m["ts"] != ts]
+                return Response(200, {"ok": True, "channel": channel, "ts": ts})
+            self.messages[(channel, ts)].update(text=params.get("text"), blocks=params.get("blocks"))
+        text = params.get("text")
+        return Response(
+            200, {"ok": True, "channel": channel, "ts": ts, "text": text, "message": {"text": text}}
+        )
+
     def _history(self, params: dict[str, Any]) -> Response:
         """conversations.history: newest first, ``oldest``/``limit``/``cursor`` honoured; message
         metadata only with ``include_all_metadata`` (as Slack does)."""
@@ -290,6 +387,28 @@ class FakeSlack:
         if not with_metadata:
             page = [{k: v for k, v in m.items() if k != "metadata"} for m in page]
         more = start + limit < len(newest_first)
+        body: dict[str, Any] = {"ok": True, "messages": page, "has_more": more}
+        if more:
+            body["response_metadata"] = {"next_cursor": str(start + limit)}
+        return Response(200, body)
+
+    def _replies(self, params: dict[str, Any]) -> Response:
+        """conversations.replies: the lead, then its replies oldest first; ``limit``/``cursor``
+        honoured; message metadata only with ``include_all_metadata``."""
+        channel, ts = str(params.get("channel", "")), str(params.get("ts", ""))
+        if channel in self.channel_errors:
+            return Response(200, {"ok": False, "error": self.channel_errors[channel]})
+        with self._cond:
+            lead = [m for m in self.history.get(channel, []) if m["ts"] == ts]
+            thread = lead + list(self.replies.get((channel, ts), []))
+        if not lead:
+            return Response(200, {"ok": False, "error": "thread_not_found"})
+        limit = int(params.get("limit") or 1000)
+        start = int(params.get("cursor") or 0)
+        page = thread[start : start + limit]
+        if str(params.get("include_all_metadata", "")).lower() not in ("1", "true"):
+            page = [{k: v for k, v in m.items() if k != "metadata"} for m in page]
+        more = start + limit < len(thread)
         body: dict[str, Any] = {"ok": True, "messages": page, "has_more": more}
         if more:
             body["response_metadata"] = {"next_cursor": str(start + limit)}
@@ -395,6 +514,15 @@ class FakeSlack:
                 self.end_headers()
                 self.wfile.write(body)
 
+            def _fail(self, fault: Fault, method: str, body: dict[str, Any], headers: dict[str, str]) -> None:
+                """``drop`` and ``hold``: take effect (or not), then close without an answer."""
+                if fault.store:
+                    fake._answer(method, body, headers)
+                if fault.kind == "hold":
+                    fault.reached.set()
+                    fault.release.wait(60)
+                self.close_connection = True
+
             def do_GET(self) -> None:  # slack_sdk sends a few read methods as GET with a query
                 path, _, query = self.path.partition("?")
                 if not path.startswith("/api/"):
@@ -420,13 +548,28 @@ class FakeSlack:
                     return
                 if path.startswith("/api/"):
                     headers = {k.lower(): v for k, v in self.headers.items()}
-                    resp = fake._answer(path.removeprefix("/api/"), body, headers)
-                    self._send(
-                        resp.status,
-                        json.dumps(resp.body).encode(),
-                        "application/json; charset=utf-8",
-                        resp.headers,
-                    )
+                    method = path.removeprefix("/api/")
+                    fault = fake._next_fault(method)
+                    if fault is not None and fault.kind in ("drop", "hold"):
+                        self._fail(fault, method, body, headers)
+                        return
+                    if fault is not None:
+                        time.sleep(fault.delay)
+                    if fault is not None and fault.kind == "answer" and not fault.store:
+                        resp = fault.response or Response(500, {"ok": False, "error": "fatal_error"})
+                    else:
+                        resp = fake._answer(method, body, headers)
+                    if fault is not None and fault.kind == "answer" and fault.store:
+                        resp = fault.response or Response(500, {"ok": False, "error": "fatal_error"})
+                    try:
+                        self._send(
+                            resp.status,
+                            json.dumps(resp.body).encode(),
+                            "application/json; charset=utf-8",
+                            resp.headers,
+                        )
+                    except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
+                        self.close_connection = True
                     return
                 self._send(404, b"not found", "text/plain")
 

@@ -222,6 +222,9 @@ def test_an_older_cache_is_migrated_then_ok(tmp_path: Path) -> None:
         "0009_fts_built_after_a_first_import",
         "0010_classifier_codes",
         "0013_stored_storylines",
+        "0014_delivery_steps",
+        "0015_learned_profiles",
+        "0016_prose",
     )
     assert schema_status(connect(path)).ok
 

@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
@@ -35,6 +35,8 @@ from bot.chat.post import PostError
 from bot.chat.throttle import ChangeLimiter, charge, refuse_if_busy
 from bot.config.settings import Settings
 from bot.host.runner import CommandRunner
+from bot.prose.chat import stage
+from bot.prose.writer import ProseWriter
 from classify.rules import Profile
 from commands.locale import t
 from commands.model import Invocation, Reply
@@ -49,6 +51,17 @@ MAX_PRIVATE_MESSAGES = 5
 TOKEN_TTL = 15 * 60.0 - 30.0
 MAX_CHOICE = 100  # characters of an autocomplete choice's name and value
 EXPIRED_CODES = {50027, 10015}  # invalid webhook token, unknown webhook
+
+
+@dataclass
+class Sent:
+    """The messages of an answer as sent (each can be edited and deleted; None where the
+    interaction token had expired and the bot token posted it), and the thread holding the rest
+    of a long public answer: what its worded form edits (``Interactions.revise``)."""
+
+    messages: list[Any] = field(default_factory=list)
+    thread: Any = None
+    public: bool = False
 
 
 @dataclass(frozen=True)
@@ -145,12 +158,14 @@ class Interactions:
         *,
         poster: DiscordPoster,
         repos: tuple[str, ...] = (),
+        prose: ProseWriter | None = None,
     ) -> None:
         self.settings = settings
         self.runner = runner
         self.profile = profile
         self.poster = poster
         self.repos = repos
+        self.prose = prose  # words digests with a language model, when one is configured
         self.tasks: set[asyncio.Task[Any]] = set()
         self.limiter = ChangeLimiter()  # subscription changes per user (bot.chat.throttle)
         load_all()
@@ -220,7 +235,11 @@ class Interactions:
             reply = refused or await self.runner.dispatch(inv)
             charge(self.limiter, inv, reply)
             reply.lang = inv.lang
-            await self.deliver(ix, reply, req, started)
+            staged = await stage(self.prose, reply)
+            sent = await self.deliver(ix, staged.now, req, started)
+            worded = await staged.revision()
+            if worded is not None:
+                await self.revise(ix, sent, worded, req, started)
         except Exception:
             log.exception("/%s failed (user %s, channel %s)", req.command, inv.user, ix.channel_id)
             with contextlib.suppress(Exception):
@@ -247,20 +266,29 @@ class Interactions:
                 return inv, Reply.usage("subscribe", t(inv.lang, "sub.cannot_use", reason=reason))
         return inv, None
 
-    async def deliver(self, ix: discord.Interaction, reply: Reply, req: Request, started: float) -> None:
+    async def deliver(self, ix: discord.Interaction, reply: Reply, req: Request, started: float) -> Sent:
         """Notices privately; ``public`` answers for everyone (the rest in a thread when long)."""
         if reply.status != "ok":
             if req.public:  # the deferral is public: remove it so the notice can be private
                 with contextlib.suppress(discord.HTTPException):
                     await ix.delete_original_response()
             await self.send(ix, render_notice(reply), ephemeral=True, started=started)
-            return
+            return Sent()
+        messages = await self.messages(reply, req)
         if req.public:
-            messages = await asyncio.to_thread(render, reply, mode="thread")
             lead = await self.send(ix, messages[0], ephemeral=False, started=started, reply=reply)
+            sent = Sent([lead], public=True)
             if len(messages) > 1 and lead is not None:
-                await self.thread_rest(ix, lead, messages, reply, started)
-            return
+                sent.thread, rest = await self.thread_rest(ix, lead, messages, reply, started)
+                sent.messages += rest
+            return sent
+        return Sent([await self.send(ix, m, ephemeral=True, started=started) for m in messages])
+
+    async def messages(self, reply: Reply, req: Request) -> list[DiscordMessage]:
+        """The answer's messages: threaded when public; packed, at most ``MAX_PRIVATE_MESSAGES``
+        with the overflow notice, when private. Rendering is CPU: off the event loop."""
+        if req.public:
+            return await asyncio.to_thread(render, reply, mode="thread")
         messages = await asyncio.to_thread(render, reply, mode="compact")
         if len(messages) > MAX_PRIVATE_MESSAGES:
             shown = MAX_PRIVATE_MESSAGES - 1
@@ -274,8 +302,31 @@ class Interactions:
                 command=req.command,
             )
             messages = [*messages[:shown], text_message(notice, "ℹ️")]
-        for m in messages:
-            await self.send(ix, m, ephemeral=True, started=started)
+        return messages
+
+    async def revise(
+        self, ix: discord.Interaction, sent: Sent, worded: Reply, req: Request, started: float
+    ) -> None:
+        """Put the worded answer in place of the computed one: each message sent edited where it
+        is (the deferred response and its followups with the interaction token, the thread's
+        messages with the bot token); extra messages follow in the thread (public) or as
+        followups; surplus ones are deleted. Messages the token could no longer reach stay."""
+        messages = await self.messages(worded, req)
+        try:
+            for i, m in enumerate(messages):
+                if i < len(sent.messages):
+                    handle = sent.messages[i]
+                    if handle is not None and hasattr(handle, "edit"):
+                        await handle.edit(content=m.content or None, embeds=to_embeds(m))
+                elif sent.thread is not None:
+                    await sent.thread.send(content=m.content or None, embeds=to_embeds(m))
+                else:
+                    await self.send(ix, m, ephemeral=not sent.public, started=started, reply=worded)
+            for handle in sent.messages[len(messages) :]:
+                if handle is not None and hasattr(handle, "delete"):
+                    await handle.delete()
+        except (discord.DiscordException, PostError) as exc:
+            log.warning("/%s: the worded answer could not replace the computed one: %s", req.command, exc)
 
     async def send(
         self,
@@ -308,8 +359,9 @@ class Interactions:
 
     async def thread_rest(
         self, ix: discord.Interaction, lead: Any, messages: list[DiscordMessage], reply: Reply, started: float
-    ) -> None:
-        """The rest of a long public answer in a thread started from the lead, with the bot token."""
+    ) -> tuple[Any, list[Any]]:
+        """The rest of a long public answer in a thread started from the lead, with the bot token;
+        the thread (None: none could be made) and the messages sent."""
         channel = ix.channel
         perms = ix.app_permissions
         if not (
@@ -317,17 +369,20 @@ class Interactions:
             and perms.create_public_threads
             and perms.send_messages_in_threads
         ):  # no thread possible here (a DM, or the bot may not make one): more followups
-            for m in messages[1:]:
-                await self.send(ix, m, ephemeral=False, started=started)
-            return
+            return None, [await self.send(ix, m, ephemeral=False, started=started) for m in messages[1:]]
+        sent: list[Any] = []
+        thread = None
         try:
             thread = await self.poster.thread(channel, lead.id, reply.title)
             for i, m in enumerate(messages[1:], 1):
-                await thread.send(
-                    content=m.content or None, embeds=to_embeds(m), nonce=nonce(str(lead.id), m, i)
+                sent.append(
+                    await thread.send(
+                        content=m.content or None, embeds=to_embeds(m), nonce=nonce(str(lead.id), m, i)
+                    )
                 )
         except (discord.DiscordException, PostError) as exc:
             log.warning("/%s: the thread could not be completed: %s", reply.command, exc)
             text = t(reply.lang, "discord.partial", done=1, total=len(messages), reason=type(exc).__name__)
             with contextlib.suppress(Exception):
                 await ix.followup.send(text_message(text, "⚠️").content, ephemeral=True)
+        return thread, sent

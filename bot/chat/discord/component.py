@@ -20,6 +20,7 @@ from bot.chat.discord.client import bot_token, discord, login, make_client
 from bot.chat.discord.post import DiscordPoster
 from bot.config.profile_cache import active_profile
 from bot.config.settings import Settings
+from bot.prose.setup import chat_writer
 
 if TYPE_CHECKING:
     from bot.host.serve import Host, ServeOptions
@@ -61,6 +62,7 @@ class DiscordComponent:
             active_profile(self.settings),
             poster=DiscordPoster(self.settings, client=self.client),
             repos=repos,
+            prose=chat_writer(self.settings, host.runner),
         )
         self.client.interactions = self.interactions
         self._task = asyncio.create_task(self._connect(), name="discord-gateway")

@@ -7,8 +7,9 @@ Before anything is sent, the bot's permissions in the channel are computed the w
 without Embed Links Discord would accept the post and silently drop every embed.
 
 Every message carries a stable ``nonce`` (a hash of the channel, the message and its place), sent
-with ``enforce_nonce``: a retried post — discord.py's own retry after a lost 5xx answer, or a
-scheduled job run again — finds the message already there instead of posting it twice. Rate
+with ``enforce_nonce``: a retried post — discord.py's own retry after a lost 5xx answer — finds
+the message already there instead of posting it twice. Scheduled digests are posted one keyed
+message at a time by ``bot.chat.discord.steps``. Rate
 limits are discord.py's to wait out up to ``MAX_RETRY_AFTER``; longer ones, 5xx and network
 failures are ``TransientPostError``; unknown channel (10003), missing access (50001), missing
 permissions (50013) and a rejected token are ``PermanentPostError``.
@@ -27,8 +28,9 @@ from typing import Any, Literal
 import aiohttp
 
 from bot.chat.discord.client import TokenRejected, Unreachable, bot_token, discord, login, make_client
-from bot.chat.discord.render import DiscordMessage, footer_key, render, violations
+from bot.chat.discord.render import DiscordMessage, render, violations
 from bot.chat.post import PermanentPostError, PostError, PostResult, TransientPostError
+from bot.config.retry_after import retry_after
 from bot.config.settings import ConfigError, Settings
 from commands.locale import t
 from commands.model import Reply
@@ -97,7 +99,9 @@ def explain(exc: BaseException, channel: str, lang: str = "en") -> PostError:
         return PermanentPostError(str(exc), code="401")
     if isinstance(exc, discord.RateLimited):
         return TransientPostError(
-            t(lang, "discord.rate_limited", channel=channel, wait=f"{exc.retry_after:.0f}"), code="429"
+            t(lang, "discord.rate_limited", channel=channel, wait=f"{exc.retry_after:.0f}"),
+            code="429",
+            retry_after=exc.retry_after,
         )
     if isinstance(exc, discord.HTTPException):
         code = exc.code or exc.status
@@ -106,7 +110,11 @@ def explain(exc: BaseException, channel: str, lang: str = "en") -> PostError:
         if exc.status == 401:
             return PermanentPostError(t(lang, "discord.auth"), code="401")
         if exc.status == 429:
-            return TransientPostError(t(lang, "discord.rate_limited", channel=channel, wait="?"), code="429")
+            wait = _retry_after(exc)
+            shown = f"{wait:.0f}" if wait is not None else "?"
+            return TransientPostError(
+                t(lang, "discord.rate_limited", channel=channel, wait=shown), code="429", retry_after=wait
+            )
         text = t(lang, "discord.api_error", code=code, text=str(exc.text)[:200])
         if exc.status >= 500:  # the message may have been stored before the error
             return TransientPostError(text, code=str(code), uncertain=True)
@@ -118,6 +126,19 @@ def explain(exc: BaseException, channel: str, lang: str = "en") -> PostError:
 
 
 _ERRORS = (discord.DiscordException, aiohttp.ClientError, OSError, ConfigError)
+
+
+def _retry_after(exc: discord.HTTPException) -> float | None:
+    """The wait a 429 asked for: its JSON ``retry_after``, else its Retry-After header."""
+    text = exc.text if isinstance(exc.text, str) else ""
+    try:
+        body = json.loads(text) if text.startswith("{") else {}
+        if isinstance(body, dict) and isinstance(body.get("retry_after"), int | float):
+            return max(0.0, float(body["retry_after"]))
+    except ValueError:
+        pass
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    return retry_after(headers.get("Retry-After"))
 
 
 def without_files(message: DiscordMessage) -> DiscordMessage:
@@ -156,31 +177,6 @@ class DiscordPoster:
         layout: Layout = self.layout if reply.sections else "single"
         messages = render(reply, mode="thread" if layout == "thread" else "compact")
         return await self.post_messages(channel, messages, title=reply.title, lang=reply.lang, layout=layout)
-
-    async def find_delivery(self, channel: str, key: str) -> PostResult | None:
-        """The lead message an earlier attempt posted with delivery ``key`` (in its embed footer),
-        from the channel's recent messages; ``None`` when it is not there. Raises ``PostError``
-        when the history cannot be read (the channel is gone, or the bot lacks View Channel or
-        Read Message History — without it Discord answers an empty list, which proves nothing):
-        then nobody can tell, and the caller must not post again blindly."""
-        channel = channel.strip().removeprefix("#")
-        try:
-            target, _ = await self.target(channel, "en", thread=False)
-            before: int | None = None
-            for _ in range(HISTORY_PAGES):
-                page = await self.client.http.logs_from(int(channel), HISTORY_PAGE, before=before)
-                me = str(self.client.user.id)
-                for message in page:  # our own messages only: another bot could copy a footer
-                    if str((message.get("author") or {}).get("id")) == me and footer_key(message) == key:
-                        guild = getattr(getattr(target, "guild", None), "id", "@me")
-                        link = f"https://discord.com/channels/{guild}/{channel}/{message['id']}"
-                        return PostResult("discord", channel, (str(message["id"]),), link)
-                if len(page) < HISTORY_PAGE:
-                    return None
-                before = int(page[-1]["id"])
-        except _ERRORS as exc:
-            raise explain(exc, channel) from None
-        return None
 
     async def check(self, channel: str, *, thread: bool = True, lang: str = "en") -> None:
         """For ``prdigest subscribe discord:ID``: the channel exists and the bot has every

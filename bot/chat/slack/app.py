@@ -28,12 +28,14 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.chat.post import PostError
+from bot.chat.post import PostError, PostResult
 from bot.chat.slack.post import SlackPoster
 from bot.chat.slack.render import SlackMessage, apology, escape, mrkdwn_text, render, render_notice, section
 from bot.chat.throttle import ChangeLimiter, charge, refuse_if_busy
 from bot.config.settings import Settings
 from bot.host.runner import CommandRunner
+from bot.prose.chat import stage
+from bot.prose.writer import ProseWriter
 from commands.locale import t
 from commands.model import Invocation, Lang, Reply, UsageError
 from commands.params import split_text
@@ -168,31 +170,83 @@ async def _send(respond: AsyncRespond, message: SlackMessage, response_type: str
         log.warning("response_url answered %s", resp.status_code)
 
 
-async def deliver(
-    reply: Reply, req: SlashRequest, *, respond: AsyncRespond, poster: SlackPoster, channel_id: str | None
-) -> None:
-    """Send a Reply back: notices ephemeral; ``public`` in channel (threaded when long)."""
-    if reply.status != "ok":
-        await _send(respond, render_notice(reply), "ephemeral")
-        return
-    # Rendering a big digest is pure CPU: keep it off the loop that acknowledges other requests.
+@dataclass
+class Sent:
+    """Where an answer went, so that its worded form can take its place (``revise``): posted
+    with the bot token (lead and thread), or this many messages through the response_url."""
+
+    posted: PostResult | None = None
+    responses: int = 0
+    response_type: str = "ephemeral"
+
+
+async def _warn(respond: AsyncRespond, exc: PostError) -> None:
+    text = f":warning: {escape(str(exc))}"  # our own sentence: keep its `code` formatting
+    await _send(respond, SlackMessage(text=text, blocks=[section(text[:3000])]), "ephemeral")
+
+
+async def _messages(reply: Reply, req: SlashRequest) -> list[SlackMessage]:
+    """The answer's messages: threaded when public, packed (with the overflow notice) when not.
+    Rendering a big digest is pure CPU: it runs off the loop that acknowledges other requests."""
     if req.public:
-        messages = await asyncio.to_thread(render, reply, mode="thread")
-        if len(messages) == 1 or not channel_id:
-            for m in messages[:MAX_RESPONSES]:
-                await _send(respond, m, "in_channel")
-            return
-        try:
-            await poster.post_messages(channel_id, messages, lang=reply.lang)
-        except PostError as exc:
-            text = f":warning: {escape(str(exc))}"  # our own sentence: keep its `code` formatting
-            await _send(respond, SlackMessage(text=text, blocks=[section(text[:3000])]), "ephemeral")
-        return
+        return await asyncio.to_thread(render, reply, mode="thread")
     messages = await asyncio.to_thread(render, reply, mode="compact")
     if len(messages) > MAX_RESPONSES:
         messages = [*messages[: MAX_RESPONSES - 1], overflow_notice(req, len(messages), reply.lang)]
-    for m in messages:
-        await _send(respond, m, "ephemeral")
+    return messages
+
+
+async def deliver(
+    reply: Reply, req: SlashRequest, *, respond: AsyncRespond, poster: SlackPoster, channel_id: str | None
+) -> Sent:
+    """Send a Reply back: notices ephemeral; ``public`` in channel (threaded when long)."""
+    if reply.status != "ok":
+        await _send(respond, render_notice(reply), "ephemeral")
+        return Sent(responses=1)
+    messages = await _messages(reply, req)
+    if req.public and len(messages) > 1 and channel_id:
+        try:
+            return Sent(posted=await poster.post_messages(channel_id, messages, lang=reply.lang))
+        except PostError as exc:
+            await _warn(respond, exc)
+            return Sent()
+    kind = "in_channel" if req.public else "ephemeral"
+    for m in messages[:MAX_RESPONSES]:
+        await _send(respond, m, kind)
+    return Sent(responses=min(len(messages), MAX_RESPONSES), response_type=kind)
+
+
+async def revise(
+    sent: Sent, worded: Reply, req: SlashRequest, *, respond: AsyncRespond, poster: SlackPoster
+) -> None:
+    """Put the worded answer in place of the computed one sent before: the posted messages
+    updated (``chat.update``; extra ones in the thread, surplus ones deleted), or the one
+    response_url message replaced (``replace_original``; extra ones follow while the
+    response_url's five messages last). A computed answer of several response_url messages
+    stays as it was: a response_url replaces only its last message."""
+    messages = await _messages(worded, req)
+    if sent.posted is not None:
+        try:
+            await poster.revise(sent.posted, messages, lang=worded.lang)
+        except PostError as exc:
+            log.warning("/%s: the worded answer could not replace the computed one: %s", req.command, exc)
+        return
+    if sent.responses != 1:
+        log.info(
+            "/%s: %d computed messages cannot be replaced; the worded answer is not sent",
+            req.command,
+            sent.responses,
+        )
+        return
+    first, *rest = messages
+    resp = await respond(
+        text=first.text, blocks=first.blocks, response_type=sent.response_type, replace_original=True
+    )
+    if resp.status_code != 200:
+        log.warning("response_url answered %s to the replacement", resp.status_code)
+        return
+    for m in rest[: MAX_RESPONSES - 2]:
+        await _send(respond, m, sent.response_type)
 
 
 class Inflight:
@@ -237,14 +291,17 @@ def build_app(
     poster: SlackPoster,
     http: bool = True,
     inflight: Inflight | None = None,
+    prose: ProseWriter | None = None,
 ) -> AsyncApp:
     """The Bolt AsyncApp with one listener for every registered command.
 
     ``http=True`` verifies every request with SLACK_SIGNING_SECRET (Bolt's RequestVerification:
     HMAC of the raw body, timestamps older than 5 minutes refused with 401); Socket Mode
     requests come over an authenticated WebSocket and skip it. Bolt logs through a logger of
-    ours, so the one notice above is filtered there and nowhere else.
+    ours, so the one notice above is filtered there and nowhere else. ``prose`` words digests
+    with a language model (``bot.prose.chat``), when one is configured.
     """
+    writer = prose
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
     bolt_log = log.getChild("bolt")
     if not any(isinstance(f, _OwnClientNotice) for f in bolt_log.filters):
@@ -287,7 +344,11 @@ def build_app(
                 reply = refused or await runner.dispatch(inv)
             charge(limiter, inv, reply)
             reply.lang = lang
-            await deliver(reply, req, respond=respond, poster=poster, channel_id=channel)
+            staged = await stage(writer, reply)
+            sent = await deliver(staged.now, req, respond=respond, poster=poster, channel_id=channel)
+            worded = await staged.revision()
+            if worded is not None:
+                await revise(sent, worded, req, respond=respond, poster=poster)
         except Exception:
             log.exception("/%s failed (user %s, channel %s)", req.command, body.get("user_id"), channel)
             try:

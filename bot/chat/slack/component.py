@@ -23,6 +23,7 @@ from bot.chat.slack.app import Inflight, build_app
 from bot.chat.slack.post import DEFAULT_PACE, SlackPoster, bot_token, explain, web_client
 from bot.chat.slack.verify import SlackVerifier
 from bot.config.settings import ConfigError, Settings, secret
+from bot.prose.setup import chat_writer
 
 if TYPE_CHECKING:
     from bot.host.serve import Host, ServeOptions
@@ -112,6 +113,7 @@ class SlackComponent:
             poster=poster,
             http=not self.plan.socket_mode,
             inflight=self.inflight,
+            prose=chat_writer(self.settings, host.runner),
         )
         if self.plan.socket_mode:
             from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler

@@ -5,8 +5,10 @@ reply in its thread. Used by ``--post slack:CHANNEL`` (through ``bot.chat.post``
 ``public`` answers too long for one message, and by scheduled delivery later.
 
 Retries live in one layer, slack_sdk's own retry handlers on the client: dropped connections are
-retried twice, and a 429 is waited out for exactly its Retry-After — unless Slack asks for longer
-than ``MAX_RETRY_AFTER``, which becomes a ``TransientPostError`` instead of a hung CLI or job.
+retried twice for methods that may be repeated (reads, joins, deletes — never a post, which may
+have been stored before the connection dropped), and a 429 is waited out for exactly its
+Retry-After — unless Slack asks for longer than ``MAX_RETRY_AFTER``, which becomes a
+``TransientPostError`` carrying the wait instead of a hung CLI or job.
 Slack's error codes become one actionable line (``not_in_channel`` → invite the app), in the
 caller's language. Tokens are read from ``SecretStr`` settings at the last moment, never logged.
 
@@ -26,6 +28,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -109,8 +112,47 @@ class BoundedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
         state.increment_current_attempt()
 
 
+# Methods that change nothing, or nothing more when repeated: a dropped connection may be retried
+# for these. chat.postMessage and files.completeUploadExternal are not among them: a connection
+# that drops after Slack stored the message would have the library post it a second time, before
+# anyone could look whether the first one landed.
+IDEMPOTENT_METHODS = frozenset(
+    {
+        "auth.test",
+        "chat.getPermalink",
+        "conversations.history",
+        "conversations.replies",
+        "conversations.info",
+        "conversations.join",
+        "files.delete",
+        "users.info",
+    }
+)
+
+
+def api_method(url: str) -> str:
+    """``https://slack.com/api/chat.postMessage?x=1`` → ``chat.postMessage``."""
+    return url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+
+
+class IdempotentRetryHandler(AsyncConnectionErrorRetryHandler):
+    """slack_sdk's connection-error retry, for ``IDEMPOTENT_METHODS`` only."""
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if api_method(request.url) not in IDEMPOTENT_METHODS:
+            return False
+        return await super()._can_retry_async(state=state, request=request, response=response, error=error)
+
+
 def retry_handlers(sleep: Sleep = asyncio.sleep) -> list[AsyncRetryHandler]:
-    return [AsyncConnectionErrorRetryHandler(max_retry_count=2), BoundedRateLimitRetryHandler(sleep=sleep)]
+    return [IdempotentRetryHandler(max_retry_count=2), BoundedRateLimitRetryHandler(sleep=sleep)]
 
 
 # -- the client -------------------------------------------------------------------------------
@@ -127,12 +169,13 @@ def bot_token(settings: Settings) -> str:
 
 
 def web_client(settings: Settings, *, sleep: Sleep = asyncio.sleep) -> AsyncWebClient:
-    """The Web API client on PRDIGEST_SLACK_API_URL with the retry handlers above."""
+    """The Web API client on PRDIGEST_SLACK_API_URL with the retry handlers above, giving up on an
+    answer after PRDIGEST_POST_TIMEOUT seconds."""
     return AsyncWebClient(
         token=bot_token(settings),
         base_url=settings.prdigest_slack_api_url,
         retry_handlers=retry_handlers(sleep),
-        timeout=30,
+        timeout=settings.prdigest_post_timeout,  # type: ignore[arg-type]  # aiohttp takes a float
     )
 
 
@@ -161,9 +204,13 @@ def explain(exc: Exception, channel: str, lang: str = "en") -> PostError:
         elif code == "is_archived":
             msg = t(lang, "slack.archived", channel=channel)
         elif code == "ratelimited" or status == 429:
-            wait = exc.response.headers.get("Retry-After", "?") if exc.response is not None else "?"
+            header = exc.response.headers.get("Retry-After") if exc.response is not None else None
+            seconds = retry_after(str(header)) if header is not None else None
+            wait = f"{seconds:g}" if seconds is not None else "?"
             return TransientPostError(
-                t(lang, "slack.rate_limited", channel=channel, wait=wait), code="ratelimited"
+                t(lang, "slack.rate_limited", channel=channel, wait=wait),
+                code="ratelimited",
+                retry_after=seconds,
             )
         elif code in _LAYOUT_ERRORS:
             msg = t(lang, "slack.layout", code=code)
@@ -283,7 +330,7 @@ class SlackPoster:
                     alt_txt=f.description or None,
                 )
                 file_id = (resp.get("file") or {}).get("id")
-            except (SlackClientError, OSError) as exc:
+            except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
                 log.warning("slack upload of %s failed (%s); posting without it", f.name, type(exc).__name__)
                 continue
             if file_id:
@@ -301,7 +348,7 @@ class SlackPoster:
         for file_id in [f for f in self._uploaded if f not in self._shown and f not in self._unsure]:
             try:
                 await self.client.files_delete(file=file_id)
-            except (SlackClientError, OSError) as exc:
+            except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
                 log.warning("could not delete the unused upload %s (%s)", file_id, type(exc).__name__)
                 continue
             deleted.append(file_id)
@@ -311,36 +358,12 @@ class SlackPoster:
         self._reuse = {k: v for k, v in self._reuse.items() if v not in deleted}
         return deleted
 
-    async def find_delivery(self, channel: str, key: str) -> PostResult | None:
-        """The lead message an earlier attempt posted with delivery ``key``, from the channel's
-        recent history (needs channels:history / groups:history and the app in the channel);
-        ``None`` when it is not there. Raises ``PostError`` when the history cannot be read —
-        then nobody can tell, and the caller must not post again blindly."""
-        cursor: str | None = None
-        for _ in range(HISTORY_PAGES):
-            try:
-                resp = await self.client.conversations_history(
-                    channel=channel, limit=HISTORY_PAGE, include_all_metadata=True, cursor=cursor
-                )
-            except (SlackClientError, OSError) as exc:
-                raise explain(exc, channel) from None
-            for message in resp.get("messages") or []:
-                meta = message.get("metadata") or {}
-                payload = meta.get("event_payload") or {}
-                if meta.get("event_type") == METADATA_EVENT and payload.get("delivery") == key:
-                    ts = str(message["ts"])
-                    return PostResult("slack", channel, (ts,), await self._link(channel, ts))
-            cursor = (resp.get("response_metadata") or {}).get("next_cursor") or None
-            if not resp.get("has_more") or not cursor:
-                return None
-        return None
-
     async def join(self, channel: str) -> None:
         """Join a public channel (channels:join), so that history and posting work; a private
         channel needs an invitation, reported as a PermanentPostError."""
         try:
             await self.client.conversations_join(channel=channel)
-        except (SlackClientError, OSError) as exc:
+        except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
             raise explain(exc, channel) from None
 
     async def post_messages(
@@ -364,7 +387,7 @@ class SlackPoster:
                 if metadata and not done:
                     kwargs["metadata"] = metadata
                 resp = await self.client.chat_postMessage(**kwargs)
-            except (SlackClientError, OSError) as exc:
+            except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
                 failure = explain(exc, channel, lang)
                 failure.uncertain = not _answered(exc)
                 if done:
@@ -377,13 +400,37 @@ class SlackPoster:
                 channel = str(resp.get("channel") or channel)
         return PostResult("slack", channel, tuple(done), await self._link(channel, done[0]))
 
+    async def revise(
+        self, posted: PostResult, messages: Sequence[SlackMessage], *, lang: str = "en"
+    ) -> PostResult:
+        """Put ``messages`` in place of a posted answer: each existing message updated where it is
+        (``chat.update``), extra ones posted in the lead's thread, surplus ones deleted."""
+        channel, ids = posted.channel, list(posted.ids)
+        kept: list[str] = []
+        try:
+            for i, message in enumerate(messages):
+                if i < len(ids):
+                    kwargs = _kwargs(channel, message, None)
+                    for unsent in ("unfurl_links", "unfurl_media"):
+                        kwargs.pop(unsent)
+                    await self.client.chat_update(ts=ids[i], **kwargs)
+                    kept.append(ids[i])
+                else:
+                    resp = await self.client.chat_postMessage(**_kwargs(channel, message, ids[0]))
+                    kept.append(str(resp["ts"]))
+            for ts in ids[len(messages) :]:
+                await self.client.chat_delete(channel=channel, ts=ts)
+        except (SlackClientError, OSError) as exc:
+            raise explain(exc, channel, lang) from None
+        return PostResult("slack", channel, tuple(kept), posted.permalink)
+
     async def _link(self, channel: str, ts: str) -> str | None:
         """The lead message's permalink (best effort: a post that landed is not a failure)."""
         if not self.permalink:
             return None
         try:
             resp = await self.client.chat_getPermalink(channel=channel, message_ts=ts)
-        except (SlackClientError, OSError) as exc:
+        except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
             log.info("no permalink for %s/%s: %s", channel, ts, type(exc).__name__)
             return None
         link = resp.get("permalink")

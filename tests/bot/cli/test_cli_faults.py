@@ -278,9 +278,11 @@ def test_imported_urls_point_at_their_own_pr(tmp_path: Path) -> None:
     db = tmp_path / "cache.db"
     result = prdigest("import", str(path), "--db", str(db))
     assert result.returncode == 0
-    assert result.stderr.strip() == (
-        "prdigest: 2 url(s) did not point at their own PR and were rebuilt from repo and number (the first at line 2)"
-    )
+    assert result.stderr.strip().splitlines() == [
+        "prdigest: 2 url(s) did not point at their own PR and were rebuilt from repo and number (the first at line 2)",
+        "prdigest: octo/a: 4 PRs cached, fewer than the 200 a profile of its own is learned from; the generic "
+        "profile answers until then",
+    ]
     urls = dict(table_rows(db, "SELECT number, url FROM prs"))  # type: ignore[arg-type]
     assert urls == {n: f"https://github.com/octo/a/pull/{n}" for n in (1, 2, 3, 4)}
     ghes = prdigest("import", str(path), "--db", str(tmp_path / "ghes.db"),

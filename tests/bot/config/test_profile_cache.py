@@ -22,9 +22,11 @@ def own_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _fresh(name: str | Path) -> object:
+    import bot.config.profile_cache
     import classify.rules
 
     classify.rules._CACHE.clear()  # what a new process sees: nothing compiled yet
+    bot.config.profile_cache._IN_MEMORY.clear()  # nor loaded
     return cached_profile(name)
 
 

@@ -30,10 +30,18 @@ WRONG = {
     "PRDIGEST_PORT": "99999",
     "PRDIGEST_CATCHUP": "-3",
     "PRDIGEST_SYNC_EVERY": "often",
+    "PRDIGEST_REPO_PROFILES": "vllm-project/vllm",
+    "PRDIGEST_POST_TIMEOUT": "-1",
+    "PRDIGEST_LLM_URL": "ftp://llm.example",
+    "PRDIGEST_LLM_MODEL": " ",  # with an endpoint set (BESIDE): every request names the model
+    "PRDIGEST_LLM_TIMEOUT": "-1",
 }
+# What a wrong value is wrong beside (a model's name means something only with its endpoint).
+BESIDE = {"PRDIGEST_LLM_MODEL": {"PRDIGEST_LLM_URL": "http://127.0.0.1:9/v1"}}
 # Settings no value of which is wrong when read: any path (only the schema tests read it), any
-# list of chat user ids (an id that is nobody's gives nobody rights).
-NOTHING_WRONG = {"PRDIGEST_GITHUB_SCHEMA", "PRDIGEST_ADMINS"}
+# list of chat user ids (an id that is nobody's gives nobody rights), any key for a model endpoint
+# (the endpoint judges it).
+NOTHING_WRONG = {"PRDIGEST_GITHUB_SCHEMA", "PRDIGEST_ADMINS", "PRDIGEST_LLM_KEY"}
 # GitHub's URL is read by the commands that talk to GitHub (refused before any connection)
 GITHUB = ("sync", "--repo", "o/r")
 
@@ -45,7 +53,7 @@ def test_the_table_covers_every_prdigest_setting() -> None:
 
 @pytest.mark.parametrize("variable", sorted(WRONG))
 def test_a_wrong_value_is_one_line_naming_its_variable(variable: str, demo_db: Path, tmp_path: Path) -> None:
-    env = {variable: WRONG[variable], "GITHUB_TOKEN": "ghp_test"}
+    env = {variable: WRONG[variable], "GITHUB_TOKEN": "ghp_test", **BESIDE.get(variable, {})}
     db = () if variable == "PRDIGEST_DB" else ("--db", str(demo_db))
     commands = [("digest", "2026-W19", *db), ("deliver", "--dry-run", *db)]
     if variable == "PRDIGEST_GITHUB_API_URL":

@@ -82,6 +82,7 @@ _READ_FIELDS = (
     "prdigest_timezone",
     "prdigest_lang",
     "prdigest_lock_timeout",
+    "prdigest_repo_profiles",
 )
 
 
@@ -92,6 +93,7 @@ _READ_FIELDS = (
         {"PRDIGEST_DB": "x.db", "PRDIGEST_RULES": "mine.toml", "PRDIGEST_PROFILE": "generic"},
         {"PRDIGEST_LOCK_TIMEOUT": "2.5", "GITHUB_TOKEN": "  "},
         {"prdigest_repo": "e/f g/h e/f"},
+        {"PRDIGEST_REPO_PROFILES": "vllm-project/vllm=vllm, a/b=mine.toml"},
     ],
 )
 def test_the_read_paths_settings_are_those_of_settings(
@@ -116,6 +118,7 @@ def test_the_read_paths_settings_are_those_of_settings(
         ("PRDIGEST_LOCK_TIMEOUT", "-1"),
         ("PRDIGEST_LOCK_TIMEOUT", "1e2"),  # valid for pydantic, not in the plain form: it decides
         ("PRDIGEST_LOCK_TIMEOUT", "90000"),
+        ("PRDIGEST_REPO_PROFILES", "a/b"),
     ],
 )
 def test_a_doubtful_value_is_left_to_settings(

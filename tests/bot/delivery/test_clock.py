@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.chat.post import Poster
-from bot.chat.slack.post import SlackPoster, web_client
+from bot.chat.slack.post import web_client
+from bot.chat.slack.steps import SlackSteps
+from bot.chat.steps import StepPoster
 from bot.config.settings import Settings
 from bot.delivery.clock import RECHECK, WATCH, DeliveryScheduler, next_wake
 from bot.host.runner import CommandRunner
@@ -62,8 +63,8 @@ class Served:
             _env_file=None, slack_bot_token=BOT_TOKEN, prdigest_slack_api_url=slack.api_url, **extra
         )
 
-        def posters(platform: str) -> Poster:
-            return SlackPoster(web_client(settings), pace=0)
+        def posters(platform: str) -> StepPoster:
+            return SlackSteps(web_client(settings), pace=0)
 
         self.scheduler = DeliveryScheduler(
             settings, posters=posters, clock=clock, sync_every=sync_every, recheck=recheck, watch=watch
@@ -79,9 +80,13 @@ class Served:
         async def go() -> None:
             self._loop = asyncio.get_running_loop()
             self._stop = asyncio.Event()
-            await self.host.run(stop=self._stop, on_ready=lambda port: self._ready.set())
+            await self.host.run(stop=self._stop, on_ready=self._on_ready)
 
         asyncio.run(go())
+
+    def _on_ready(self, port: int) -> None:
+        self.port = port
+        self._ready.set()
 
     def __enter__(self) -> Served:
         self._thread.start()
@@ -94,7 +99,7 @@ class Served:
         self._thread.join(15)
         assert not self._thread.is_alive()
 
-    def wait_runs(self, n: int, timeout: float = 20.0) -> None:
+    def wait_runs(self, n: int, timeout: float = 90.0) -> None:  # builds take seconds on a loaded machine
         deadline = time.monotonic() + timeout
         while self.scheduler.runs < n and time.monotonic() < deadline:
             time.sleep(0.02)

@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.chat.slack.post import SlackPoster, web_client
+from bot.chat.slack.post import web_client
+from bot.chat.slack.steps import SlackSteps
 from bot.config.settings import Settings
 from bot.delivery.deliverer import Deliverer, Outcome
 from bot.ingest.refresh import github_refresh
@@ -74,7 +75,7 @@ def run(
     deliverer = Deliverer(
         database,
         profile,
-        lambda platform: SlackPoster(web_client(settings), pace=0),
+        lambda platform: SlackSteps(web_client(settings), pace=0),
         refresh=github_refresh(
             settings, database, profile, max_wait=1.0, client_options={"sleep": lambda s: None}
         ),

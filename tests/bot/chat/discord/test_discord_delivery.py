@@ -17,16 +17,16 @@ from typing import Any
 import pytest
 from PIL import Image as PILImage
 
-from bot.chat.discord.post import DiscordPoster
-from bot.chat.discord.render import footer_key
-from bot.chat.post import Poster
+from bot.chat.discord.steps import DiscordSteps, key_of, step_url
+from bot.chat.steps import StepPoster
 from bot.config.settings import Settings
 from classify.rules import Profile
 from commands.schedule import next_due
 from storage.db import connect
 from storage.deliveries import DeliveryStore, delivery_key
+from storage.delivery_steps import StepStore
 from storage.subscriptions import Subscription
-from tests.bot.delivery.test_deliverer import CREATED, DUE, race_two_processes, subscribe
+from tests.bot.delivery.test_deliverer import CREATED, DUE, REPO, SETTLE, race_two_processes, subscribe
 from tests.bot.delivery.test_deliverer import Harness as SlackHarness
 from tests.fakes.discord import (
     BOT_ID,
@@ -71,17 +71,18 @@ def harness(
 ) -> SlackHarness:
     """One prdigest process with the Discord poster on the fake Discord."""
 
-    def posters(platform: str) -> Poster:
+    def posters(platform: str) -> StepPoster:
         assert platform == "discord"
-        return DiscordPoster(settings_for(fake, token))
+        return DiscordSteps(settings_for(fake, token), timeout=SETTLE / 2)
 
     return SlackHarness(db_path, profile, None, owner, posters=posters)
 
 
 def leads(fake: FakeDiscord, channel: str = CHANNEL_ID) -> list[dict[str, Any]]:
-    """The digests' lead messages in the channel: those carrying a delivery key in the footer
-    (a single-layout digest too long for one message continues in plain messages after it)."""
-    return [m for m in fake.messages(channel) if footer_key(m)]
+    """The digests' lead messages in the channel: those whose first embed's URL carries a
+    delivery's ``lead`` step (a single-layout digest too long for one message continues in
+    messages keyed by their own steps after it)."""
+    return [m for m in fake.messages(channel) if (key_of(m) or "").endswith("/lead")]
 
 
 def claimed_by_a_dead_process(db_path: Path) -> Subscription:
@@ -92,7 +93,7 @@ def claimed_by_a_dead_process(db_path: Path) -> Subscription:
     return sub
 
 
-def test_a_due_digest_is_posted_once_with_its_key_in_the_footer_and_the_chart_attached(
+def test_a_due_digest_is_posted_once_with_its_key_out_of_sight_and_the_chart_attached(
     demo_db: Path, profile: Profile, fake: FakeDiscord
 ) -> None:
     sub = discord_sub(demo_db)
@@ -103,7 +104,12 @@ def test_a_due_digest_is_posted_once_with_its_key_in_the_footer_and_the_chart_at
     assert outcome.state == "posted", outcome
     key = delivery_key(sub.id, date(2026, 5, 4))
     [lead] = leads(fake)
-    assert footer_key(lead) == key
+    assert key_of(lead) == f"{key}/lead"
+    assert lead["embeds"][0]["url"] == f"https://github.com/{REPO}#prdigest/{key}/lead"
+    shown = [
+        str(e.get(part)) for e in lead["embeds"] for part in ("title", "description", "footer", "fields")
+    ]
+    assert not any(key in text for text in shown)  # the key is nowhere a reader sees it
     assert "2026-W19" in (lead["embeds"][0].get("title") or "")
     # the chart: one multipart file chart.png with the lead, a valid PNG, shown by the lead's embed
     first = fake.calls_to(MESSAGES)[0]
@@ -135,7 +141,7 @@ def test_without_attach_files_the_digest_goes_without_its_chart(
     assert outcome.state == "posted"
     first = fake.calls_to(MESSAGES)[0]
     assert first.files == [] and all("image" not in e for e in first.json["embeds"])
-    assert footer_key(leads(fake)[0]) is not None
+    assert len(leads(fake)) == 1
 
 
 def test_restart_after_claim_before_post_posts_once(
@@ -144,7 +150,8 @@ def test_restart_after_claim_before_post_posts_once(
     sub = claimed_by_a_dead_process(demo_db)
     assert sub.id is not None
     h = harness(demo_db, profile, fake)
-    assert h.run(DUE + timedelta(minutes=5)) == []  # the lease still runs
+    [waiting] = h.run(DUE + timedelta(minutes=5))  # the lease still runs
+    assert waiting.state == "held" and waiting.reason.startswith("leased to dead until")
     assert fake.calls_to(MESSAGES) == []
     [outcome] = h.run(DUE + timedelta(minutes=16))
     assert outcome.state == "posted"
@@ -164,24 +171,26 @@ def test_crash_after_post_before_record_is_found_and_not_posted_again(
     assert claim is not None
     reply = first.deliverer.build(sub, next_due(sub, CREATED), DUE)
     assert reply is not None
-    reply.delivery_key = claim.delivery.key
+    key = claim.delivery.key
 
-    async def post_and_die() -> Any:
-        poster = DiscordPoster(settings_for(fake))
+    async def post_and_die() -> tuple[list[Any], str]:
+        poster = DiscordSteps(settings_for(fake))
         try:
-            return await poster.post(reply, CHANNEL_ID)
+            steps = poster.steps(reply, key=key, repo=REPO)
+            return steps, (await poster.send_step(CHANNEL_ID, steps[0], lead=None, delivery=key)).id
         finally:
             await poster.close()
 
-    posted = asyncio.run(post_and_die())
+    steps, lead = asyncio.run(post_and_die())
+    assert StepStore(first.db).store(claim, [(s.key, s.body, s.fallback) for s in steps])
+    assert StepStore(first.db).sending(claim, "lead", now=DUE)
     # people talk in the channel afterwards: the post is no longer the newest message
     for i in range(3):
         fake.add_message(CHANNEL_ID, {"content": f"chatter {i}"})
-    before = len(fake.calls_to(MESSAGES))
     [outcome] = harness(demo_db, profile, fake, owner="second").run(DUE + timedelta(minutes=20))
-    assert outcome.state == "posted" and "not posted again" in outcome.reason
-    assert outcome.ids == (posted.lead,)
-    assert len(fake.calls_to(MESSAGES)) == before
+    assert outcome.state == "posted" and "found 1 message already posted" in outcome.reason
+    assert outcome.ids[0] == lead and len(outcome.ids) == len(steps)
+    assert len(leads(fake)) == 1
     [history] = fake.calls_to(HISTORY)
     assert history.params["channel_id"] == CHANNEL_ID and history.query["limit"] == "100"
 
@@ -192,16 +201,17 @@ def test_the_earlier_post_is_found_beyond_the_first_page_of_history(
     sub = discord_sub(demo_db, layout="single")
     assert sub.id is not None
     key = delivery_key(sub.id, date(2026, 5, 4))
-    footer = {"text": f"prdigest delivery {key}"}
-    found = fake.add_message(CHANNEL_ID, {"embeds": [{"description": "x", "footer": footer}]}, author=BOT_ID)
+    marked = {"description": "x", "url": step_url(REPO, key, "lead")}
+    found = fake.add_message(CHANNEL_ID, {"embeds": [marked]}, author=BOT_ID)
     for i in range(150):
         fake.add_message(CHANNEL_ID, {"content": f"chatter {i}"})
     DeliveryStore(connect(demo_db)).claim(
         sub.id, date(2026, 5, 4), date(2026, 5, 11), DUE, owner="dead", now=DUE
     )
     [outcome] = harness(demo_db, profile, fake).run(DUE + timedelta(minutes=20))
-    assert (outcome.state, outcome.ids) == ("posted", (found["id"],))
-    assert len(fake.calls_to(HISTORY)) == 2 and fake.calls_to(MESSAGES) == []
+    assert (outcome.state, outcome.ids[0]) == ("posted", found["id"])
+    assert len(fake.calls_to(HISTORY)) == 2 and leads(fake) == [fake.message(found["id"])]
+    assert len(fake.calls_to(MESSAGES)) == len(outcome.ids) - 1  # only the rest of the digest
 
 
 @pytest.mark.parametrize(
@@ -220,7 +230,7 @@ def test_when_the_earlier_post_cannot_be_checked_the_delivery_is_unknown(
     h = harness(demo_db, profile, fake)
     [outcome] = h.run(DUE + timedelta(minutes=20))
     assert outcome.state == "unknown", outcome
-    assert "could not check whether attempt 1 posted" in outcome.reason
+    assert "could not check whether the lead posted" in outcome.reason
     assert fake.calls_to(MESSAGES) == []
     assert h.run(DUE + timedelta(hours=2)) == []  # unknown stays unknown until a person decides
     # `deliveries --retry` once the history is readable again: checked, not found, posted once
@@ -269,7 +279,8 @@ def test_server_errors_are_retried_with_back_off(demo_db: Path, profile: Profile
     h = harness(demo_db, profile, fake)
     [outcome] = h.run(DUE)
     assert outcome.state == "posted"
-    assert h.sleeps == [2.0, 8.0]
+    # a 503 may come after the message was stored: each is given SETTLE s, looked for, resent
+    assert h.sleeps == [pytest.approx(SETTLE, abs=0.5)] * 2 and len(fake.calls_to(HISTORY)) == 2
     assert [c.status for c in fake.calls_to(MESSAGES)][:3] == [503, 503, 200]
     assert len(leads(fake)) == 1
 
@@ -283,7 +294,7 @@ def test_a_lead_stored_despite_a_5xx_is_found_and_not_posted_again(
     [outcome] = h.run(DUE)
     assert outcome.state == "posted" and "not posted again" in outcome.reason
     assert len(leads(fake)) == 1
-    assert h.sleeps == []
+    assert h.sleeps == [pytest.approx(SETTLE, abs=0.5)]
 
 
 def test_a_rejected_token_holds_discord_deliveries_with_one_log_line(
@@ -344,7 +355,7 @@ def test_subscribe_checks_the_channel_and_deliver_posts_once(demo_db: Path, fake
     again = cli("deliver", "--now", due, "--db", db, env=env)
     assert again.stdout.strip() == f"nothing due at {due}"
     [lead] = leads(fake)
-    assert footer_key(lead) == delivery_key(1, date(2026, 5, 4))
+    assert key_of(lead) == f"{delivery_key(1, date(2026, 5, 4))}/lead"
     assert [a["filename"] for a in lead["attachments"]] == ["chart.png"]
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from bot.chat.discord.steps import key_of
 from bot.cli.discord import sync_commands
 from bot.delivery.clock import DeliveryScheduler
 from bot.host.serve import components_for
@@ -26,7 +27,7 @@ from storage.db import connect
 from storage.deliveries import DeliveryStore, delivery_key
 from storage.subscriptions import SubscriptionStore
 from tests.bot.chat.discord.test_discord_app import discord_settings
-from tests.bot.chat.discord.test_discord_delivery import discord_sub, footer_key
+from tests.bot.chat.discord.test_discord_delivery import discord_sub
 from tests.bot.delivery.test_clock import Clock
 from tests.bot.delivery.test_deliverer import DUE
 from tests.fakes.discord import (
@@ -208,7 +209,7 @@ def test_a_discord_only_serve_runs_the_scheduler_and_delivers(fake: FakeDiscord,
         outcomes = list(scheduler.last_outcomes)
     assert [o.state for o in outcomes] == ["posted"], outcomes
     [lead] = fake.messages(CHANNEL_ID)
-    assert footer_key(lead) == delivery_key(sub.id, date(2026, 5, 4))
+    assert key_of(lead) == f"{delivery_key(sub.id, date(2026, 5, 4))}/lead"
     assert lead["attachments"][0]["filename"] == "chart.png"
     row = DeliveryStore(connect(db)).find(sub.id, date(2026, 5, 4))
     assert row is not None and row.state == "posted"

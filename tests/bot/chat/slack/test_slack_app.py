@@ -211,7 +211,12 @@ def test_healthz_reports_the_cache(app: RunningApp) -> None:
     state = resp.json()
     assert state["ok"] is True and state["schema_ok"] is True and state["pending_migrations"] == []
     assert state["repos"] == [
-        {"repo": REPO, "prs": 81, "newest_merged_at": state["repos"][0]["newest_merged_at"]}
+        {
+            "repo": REPO,
+            "prs": 81,
+            "newest_merged_at": state["repos"][0]["newest_merged_at"],
+            "profile": {"name": "vllm", "version": state["repos"][0]["profile"]["version"]},  # its own
+        }
     ]
     assert state["repos"][0]["newest_merged_at"].startswith("2026-05-")
     assert state["prs"] == 81

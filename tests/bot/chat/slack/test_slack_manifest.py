@@ -14,7 +14,8 @@ COMMANDS = list(REGISTRY)
 
 ROOT = Path(__file__).resolve().parents[4]
 MANIFEST = (ROOT / "slack" / "manifest.yml").read_text(encoding="utf-8")
-DOCS = (ROOT / "README.md").read_text(encoding="utf-8").split("## Slack", 1)[1]
+# The README's Slack section: where a person setting the app up reads.
+DOCS = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Slack\n", 1)[1].split("\n## ", 1)[0]
 
 
 def manifest_commands() -> list[dict[str, str]]:
