@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bot.chat.steps import StepPoster, step_poster_for
 from classify.rules import Profile
 from commands.model import Invocation
 from commands.registry import Context, dispatch
@@ -27,7 +28,6 @@ from tests.fakes.slack import FakeSlack
 with warnings.catch_warnings():  # discord.py imports audioop (deprecated since 3.11) for voice
     warnings.filterwarnings("ignore", message="'audioop' is deprecated", category=DeprecationWarning)
     from bot.chat.discord import render as discord_render
-    from bot.chat.discord.post import DiscordPoster
     from bot.chat.slack import render as slack_render
     from tests.bot.chat.discord.test_discord_delivery import settings_for
     from tests.fakes.discord import CHANNEL_ID, FakeDiscord
@@ -95,9 +95,9 @@ def test_the_discord_lead_holds_the_top_storylines_three_key_prs_and_the_chart(
 ) -> None:
     subscribe(demo_db, platform="discord", channel=CHANNEL_ID, lang=lang)
 
-    def posters(platform: str) -> DiscordPoster:
+    def posters(platform: str) -> StepPoster:
         assert platform == "discord"
-        return DiscordPoster(settings_for(discord))
+        return step_poster_for(platform, settings_for(discord))
 
     [outcome] = Harness(demo_db, profile, None, posters=posters).run(DUE)
     assert outcome.state == "posted", outcome
@@ -114,3 +114,14 @@ def test_the_discord_lead_holds_the_top_storylines_three_key_prs_and_the_chart(
     assert attachment["filename"] == "chart.png"
     assert lead["embeds"][-1]["image"]["url"] == attachment["url"]
     assert discord_render.violations(lead) == []
+    # no internal id in what a reader sees: title, text, fields, footer (the delivery's key rides
+    # in the nonce and in the title link's URL fragment, which the client does not show)
+    shown = [str(lead.get("content") or "")]
+    for e in lead["embeds"]:
+        shown += [
+            str(e.get("title") or ""),
+            str(e.get("description") or ""),
+            json.dumps(e.get("fields") or []),
+        ]
+        shown.append(str((e.get("footer") or {}).get("text") or ""))
+    assert not [part for part in shown if "prdigest-d-" in part or discord_render.DELIVERY_MARK in part]
