@@ -49,10 +49,24 @@ def _packages(deps: list[ListedPR], lang: str) -> tuple[list[str], list[ListedPR
             for item in shown[:2]
             if "→" in item or item.endswith((" added", " removed"))
         ]
+        named = [name for name in named if not ci_action(name)]
         if named:
             prs.append(s)
         names += [name for name in named if name not in names]
     return names, prs
+
+
+def ci_action(name: str) -> bool:
+    """A GitHub Action (``actions/checkout``): ``owner/name``, unlike a package (an npm scope is
+    ``@scope/name``)."""
+    return "/" in name and not name.startswith("@")
+
+
+def _ci_only(s: ListedPR) -> bool:
+    """A dependency PR that upgrades CI actions and nothing else."""
+    flag = s.cls.flag("dependency")
+    upgrades = [e for e in (flag.evidence if flag else []) if "→" in e]
+    return bool(upgrades) and all(ci_action(e.split(" ", 1)[0]) for e in upgrades)
 
 
 def _refreshes_only(s: ListedPR) -> bool:
@@ -94,7 +108,9 @@ def recommendations(
     breaking = stats.flagged("breaking")
     if breaking:
         out.append(Recommendation(tn(lang, "rec.breaking", len(breaking)), breaking[:MAX_PRS]))
-    deps = stats.flagged("dependency")
+    # a CI action (actions/checkout) runs the project's workflows, not the project: a release is
+    # never "tested against" it, so the recommendation is about the other upgrades only
+    deps = [s for s in stats.flagged("dependency") if not _ci_only(s)]
     if deps:
         names, named = _packages(deps, lang)
         if names:
