@@ -127,6 +127,7 @@ STRINGS: dict[str, str] = {
     "rec.breaking.one": "Call out the breaking change in the release notes and check downstream users.",
     "rec.dependency": "Test against the upgraded {deps} before the next release, or pin the versions you rely on.",
     "rec.dependency_others": "{names} and others",
+    "rec.dependency_removed": "Check that nothing you run still needs {deps}, removed this {unit}.",
     "rec.dependency_unnamed": "Test against the {n} dependency upgrades before the next release, or pin the versions you rely on.",
     "rec.dependency_unnamed.one": "Test against the dependency upgrade before the next release, or pin the versions you rely on.",
     "rec.core": "Core-path changes are up ({now} against {average}: {avg}): ask for a second reviewer in {modules}.",

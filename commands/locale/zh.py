@@ -113,6 +113,7 @@ STRINGS: dict[str, str] = {
     "rec.breaking": "在 release note 中突出标明 {n} 个破坏性变更，并确认对下游用户的影响。",
     "rec.dependency": "关注依赖升级：下次发布前针对新版{deps}补充兼容性测试，或锁定所依赖的版本。",
     "rec.dependency_others": "{names}等",
+    "rec.dependency_removed": "本{unit}移除了 {deps}：确认所用的功能不再依赖它。",
     "rec.dependency_unnamed": "关注依赖升级：下次发布前针对本期 {n} 个依赖升级补充兼容性测试，或锁定所依赖的版本。",
     "rec.core": "核心路径变更增多（{now} 个，{average} {avg} 个）：{modules}的改动建议双人 review。",
     "rec.burst": "“{topic}”本{unit}扩展到 {n} 个 PR：建议整理成规范或迁移指南，供新代码遵循。",

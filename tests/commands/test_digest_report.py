@@ -505,6 +505,24 @@ def test_the_dependency_recommendation_names_packages_never_files(run: RunFn) ->
             assert any("→" in item for item in items) or "dependency" in by_number[number]["flags"]
 
 
+def test_a_removed_package_is_never_called_upgraded(run: RunFn) -> None:
+    """IPEX removed in 2026-W14: no "test against the upgraded IPEX"; the digest asks whether
+    anything still needs it, and links the PR that removed it."""
+    for lang, asks in (("en", "Check that nothing you run still needs IPEX"), ("zh", "移除了 IPEX")):
+        reply = run("digest", "2026-W14", lang=lang)
+        removed = [
+            n
+            for n, items in reply.data["risks"]["dependency"]["evidence"].items()
+            if "IPEX removed" in " ".join(items) or "移除 IPEX" in items
+        ]
+        assert removed, reply.data["risks"]["dependency"]["evidence"]
+        texts = {r["text"]: r["prs"] for r in reply.data["recommendations"]}
+        upgraded = next(text for text in texts if "transformers" in text)
+        assert "IPEX" not in upgraded, upgraded
+        [ask] = [text for text in texts if asks in text]
+        assert [str(n) for n in texts[ask]] == removed
+
+
 @pytest.mark.parametrize(
     ("args", "en", "zh"),
     [
