@@ -26,8 +26,9 @@ FLAG_KINDS: tuple[FlagKind, ...] = ("core-path", "missing-tests", "breaking", "d
 
 ChangeType = Literal["added", "modified", "removed", "renamed", "copied", "changed"]
 CHANGE_TYPES: tuple[ChangeType, ...] = ("added", "modified", "removed", "renamed", "copied", "changed")
-Source = Literal["api", "git", "import"]
-SOURCES: tuple[Source, ...] = ("api", "git", "import")
+# "demo": loaded by `prdigest demo` from the bundled fictional history (never from a user's file)
+Source = Literal["api", "git", "import", "demo"]
+SOURCES: tuple[Source, ...] = ("api", "git", "import", "demo")
 # the same vocabularies as sets: the checks below run for every object read back from the cache
 _FLAG_KINDS = frozenset(FLAG_KINDS)
 _CHANGE_TYPES = frozenset(CHANGE_TYPES)

@@ -87,8 +87,13 @@ def is_period(word: str) -> bool:
     return (
         w in ("week", "last-week", "this-week")
         or bool(_ISO_WEEK.match(w) or _RANGE.match(w))
-        or bool(re.match(r"^\d{4}-[wW]?\d", w))
+        or bool(_PERIOD_SHAPED.match(w))
     )
+
+
+# Digits, then a dash or a W, then a digit: any year's week or date — "99999-W01" and "2026-13-45"
+# are periods the period parser refuses with its own words, never "unknown module".
+_PERIOD_SHAPED = re.compile(r"^\d+(?:-[wW]?|[wW])\d")
 
 
 def parse_period(text: str | None, now: datetime, timezone: str = "UTC") -> Period:

@@ -36,7 +36,7 @@ def pr_tags(
 
 
 def stale_profile_note(
-    classified: dict[tuple[str, str], int], active: tuple[str, str], lang: str
+    classified: dict[tuple[str, str], int], active: tuple[str, str], lang: str, prog: str = "prdigest"
 ) -> Paragraph | None:
     """A note when PRs were classified by another profile (or version) than the active one."""
     other = {k: n for k, n in classified.items() if k != active}
@@ -50,15 +50,18 @@ def stale_profile_note(
             n=n,
             old=f"{name or '?'} {version or '?'}",
             new=f"{active[0]} {active[1]}",
+            prog=prog,
         )
     )
 
 
-def profile_note(ctx: Context, repo: str, start: datetime, end: datetime, lang: str) -> Paragraph | None:
+def profile_note(
+    ctx: Context, repo: str, start: datetime, end: datetime, lang: str, prog: str = "prdigest"
+) -> Paragraph | None:
     """Says so when the period's PRs were classified by another profile than the active one,
     and how to fix it (``prdigest reclassify``): flags and scores would otherwise mislead."""
     classified = ctx.store.profiles_between(repo, start, end)
-    return stale_profile_note(classified, (ctx.profile.name, ctx.profile.version), lang)
+    return stale_profile_note(classified, (ctx.profile.name, ctx.profile.version), lang, prog)
 
 
 def profile_line(ctx: Context, name: str, version: str, repo: str, lang: str, *, digest: bool = False) -> str:

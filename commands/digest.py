@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from zoneinfo import ZoneInfo
+from functools import partial
 
-from classify.periods import Period, week_of
+from classify.periods import Period
 from commands import params as P
+from commands.cache_range import cache_range
 from commands.common import profile_line, profile_note
 from commands.context import Context
 from commands.locale import t
 from commands.locale.words import join_list, period_text, tn
 from commands.model import Block, Invocation, Paragraph, Reply, UsageError
-from commands.spec import command
+from commands.spec import command, program, typed
 from storage.prs import TagFilter
 
 
@@ -52,15 +53,16 @@ def run(
     repo = ctx.resolve_repo(inv)
     ctx = ctx.for_repo(repo)
     if match != "any" and not modules:
-        raise UsageError("error.match_needs_modules", mode=match)
+        example = typed(inv, "digest", "last-week", "rocm", "kernel", match)
+        raise UsageError("error.match_needs_modules", mode=match, example=example)
     from commands.report.compose import compose  # imported when a digest is asked for
     from commands.report.stats import gather
 
     flt = TagFilter(tuple(modules), match, tuple(flags))
     closed_at = inv.now if ctx.stored_storylines else None  # closed periods' storylines kept in the cache
     stats = gather(ctx.store, ctx.profile, repo, period, flt, closed_at=closed_at)
-    reply = compose(stats, ctx.profile, inv.lang)
-    note = profile_note(ctx, repo, period.start, period.end, inv.lang)
+    reply = compose(stats, ctx.profile, inv.lang, partial(typed, inv))
+    note = profile_note(ctx, repo, period.start, period.end, inv.lang, program(inv))
     if not stats.prs:
         reply.blocks = _empty(ctx, inv, repo, period, stats.merged_overall, modules)
         reply.sections = []
@@ -105,18 +107,13 @@ def _empty(
                         "digest.empty_modules",
                         period=period_text(period, lang),
                         modules=listed,
-                        period_word=word,
+                        command=typed(inv, "digest", word, "MODULE"),
                     )
                 )
             )
         return blocks
     blocks = [Paragraph(text=t(lang, "digest.empty", period=period_text(period, lang)))]
-    span = ctx.store.merged_range(repo)
-    if span is not None:
-        # the dates and the week in the reader's zone: a PR merged late on Sunday in UTC is
-        # Monday's in Berlin, and its week is the next one there
-        zone = ZoneInfo(inv.timezone)
-        hint = week_of(span[1], zone).label
-        first, last = span[0].astimezone(zone).date(), span[1].astimezone(zone).date()
-        blocks.append(Paragraph(text=t(lang, "digest.empty_range", first=first, last=last, hint=hint)))
+    outside = cache_range(ctx, inv, repo, period, always=True)
+    if outside is not None:
+        blocks.append(outside)
     return blocks

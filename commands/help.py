@@ -19,15 +19,18 @@ from commands.spec import (
     scope,
     specs,
     surface,
+    typed,
 )
 
 
-def describe(param: P.Param, spec_scope: P.Scope, lang: str) -> str:
-    """``PERIOD — week (the last 7 days, default), …``: one parameter as help shows it."""
+def describe(param: P.Param, spec_scope: P.Scope, lang: str, where: P.Surface = "cli") -> str:
+    """``PERIOD — week (the last 7 days, default), …``: one parameter as help shows it where it
+    is typed (Discord names every option: ``period:PERIOD``)."""
     notes = [t(lang, "help.choices", choices=", ".join(param.choices))] if param.choices else []
     if param.extra is not None:
         notes.append(param.extra(spec_scope, lang))
-    text = f"{param.usage().strip('[]')} — {t(lang, param.help)}"
+    shown = P.typed_usage(param) if where == "discord" else param.usage()
+    text = f"{shown.strip('[]')} — {t(lang, param.help)}"
     if not notes:
         return text
     return text + (f"（{'；'.join(notes)}）" if lang == "zh" else f" ({'; '.join(notes)})")
@@ -47,12 +50,12 @@ def explain(spec: CommandSpec, inv: Invocation, ctx: Context) -> Reply:
     if shown:
         blocks += [
             Heading(text=t(lang, "help.parameters"), level=3),
-            BulletList(items=[Bullet(text=describe(p, spec_scope, lang)) for p in shown]),
+            BulletList(items=[Bullet(text=describe(p, spec_scope, lang, surface(inv))) for p in shown]),
         ]
     if examples:
         blocks += [
             Heading(text=t(lang, "help.examples"), level=3),
-            BulletList(items=[Bullet(text=lead + e) for e in examples]),
+            BulletList(items=[Bullet(text=typed(inv, *P.split_words(e))) for e in examples]),
         ]
     data = {
         "command": spec.name,

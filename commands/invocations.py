@@ -41,10 +41,12 @@ def invocation(
     user: str | None = None,
     channel: str | None = None,
     now: datetime | None = None,
+    program: str = "prdigest",
 ) -> Invocation:
     """A request to run ``command`` from ``platform``: a command line's ``args``, a chat
     message's ``text`` or a platform's typed ``options`` (see ``Invocation``); ``lang`` overrides
-    the front end's language (the terminal's ``--lang``)."""
+    the front end's language (the terminal's ``--lang``); ``program``: how a terminal user
+    invoked prdigest, for hints that run as printed."""
     return Invocation(
         command=command,
         args=tuple(args),
@@ -59,6 +61,7 @@ def invocation(
         user=user,
         channel=channel,
         now=now if now is not None else datetime.now(UTC),
+        program=program,
     )
 
 

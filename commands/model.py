@@ -56,6 +56,9 @@ class Invocation:
     # Which repositories this invocation may act on: None (the CLI) any; chat front ends pass
     # PRDIGEST_REPO, and an empty tuple means "only those already in the cache".
     allowed_repos: tuple[str, ...] | None = None
+    # How the terminal user invoked prdigest (``prdigest``, ``.venv/bin/prdigest``): the hints of
+    # a terminal answer print it, so that they run as printed.
+    program: str = "prdigest"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -92,6 +95,8 @@ class Bullet:
 class BulletList:
     items: list[Bullet]
     ordered: bool = False
+    start: int = 1
+    """the number of the first item of an ordered list (a list continued from an earlier one)"""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -345,8 +350,16 @@ class Reply:
         return out
 
 
+# The commands an error message may name, as a terminal types them (``commands.registry.error_text``
+# writes them for where the command was asked).
+TERMINAL_HINTS = {"prog": "prdigest", "help": "prdigest help", "subscribe": "prdigest subscribe"}
+
+
 def _english(key: str, values: Mapping[str, object]) -> str:
-    return t("en", key, **values)
+    """The English message as a terminal shows it (logs, the CLI's own commands); chat and the
+    registry's answers show ``commands.registry.error_text``, which names the commands as typed
+    where they were asked."""
+    return t("en", key, **{**TERMINAL_HINTS, **values})
 
 
 UsageError.words = _english

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -108,6 +109,7 @@ class Param:
     missing: str = "error.missing"
     extra: Callable[[Scope, str], str] | None = field(default=None)
     sets: str | None = None  # an Invocation field this option fills instead of a handler argument
+    named: bool = False  # a ``name=value`` word in chat, ``--name`` in a terminal, an option in Discord
     listed: bool = True  # False: parsed and offered as a typed option, but left out of usage and help
 
     @property
@@ -118,6 +120,8 @@ class Param:
         """``[PERIOD]``, ``[MODULE…]``, ``NUMBER|URL``, ``[--repo OWNER/NAME]``, ``[public]``."""
         if self.flag:
             text = self.name
+        elif self.named:
+            text = f"{self.name}={self.metavar}"
         elif self.option:
             text = f"--{self.name} {self.metavar}"
         else:
@@ -175,6 +179,10 @@ def assign(params: Sequence[Param], words: Sequence[str]) -> dict[str, list[str]
     positional = [p for p in params if p.positional]
     taken: dict[str, list[str]] = {p.name: [] for p in positional}
     rest = list(words)
+    for p in positional:  # a ``name=value`` word is its parameter's wherever it stands
+        if p.named:
+            taken[p.name] = [w for w in rest if p.claims(w)]
+            rest = [w for w in rest if not p.claims(w)]
     for p in positional:
         if p.trailing and len(rest) > 1 and p.claims(rest[-1]):
             taken[p.name].append(rest.pop())
@@ -207,6 +215,23 @@ def _option_words(param: Param, value: object) -> list[str]:
     return [text]
 
 
+_NUMBER_SHAPED = re.compile(r"^#?[-+]?\d")
+
+
+def number_shaped(word: str) -> bool:
+    """Whether a word is meant as a number (``42``, ``-5``, ``#3``): a numeric parameter claims it,
+    so that a negative or out-of-range one is refused as that number."""
+    return bool(_NUMBER_SHAPED.match(word))
+
+
+def halfwidth(word: str) -> str:
+    """A word typed with a Chinese or Japanese input method as ASCII: full-width digits, letters
+    and signs (``２０２６-Ｗ１９``, ``ｐａｇｅ＝２``) are the same word (NFKC); other text is left."""
+    if word.isascii():
+        return word
+    return "".join(unicodedata.normalize("NFKC", ch) if "\uff01" <= ch <= "\uff5e" else ch for ch in word)
+
+
 @dataclass(frozen=True)
 class Parsed:
     """Parsed parameters: ``values`` for the handler; ``flags`` (delivery, e.g. ``public``) and
@@ -225,10 +250,10 @@ def parse(params: Sequence[Param], inv: Invocation, scope: Scope) -> Parsed:
     if unknown:
         raise UsageError("error.unexpected", word=quoted(unknown[0]))
     args, typed = split_text(inv.text, params) if inv.text is not None else (inv.args, frozenset())
-    words = assign(params, args)
+    words = assign(params, [halfwidth(w) for w in args])
     for p in params:
         if p.name in inv.options:
-            words[p.name] = _option_words(p, inv.options[p.name])
+            words[p.name] = [halfwidth(w) for w in _option_words(p, inv.options[p.name])]
     values: dict[str, Any] = {}
     flags = (set(inv.flags) | typed) & {p.name for p in params if p.flag}
     updates: dict[str, Any] = {}
@@ -501,6 +526,29 @@ def repo() -> Param:
     )
 
 
+MAX_PAGE = 1000
+
+
+def _page(word: str, scope: Scope) -> int:
+    text = word.removeprefix("page=")
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= MAX_PAGE:
+        raise UsageError("error.page", word=quoted(word), limit=MAX_PAGE)
+    return int(text)
+
+
+def page() -> Param:
+    """Which page of a long answer: ``page=2`` in chat, ``--page 2`` in a terminal."""
+    return Param(
+        name="page",
+        metavar="N",
+        help="param.page",
+        kind="integer",
+        named=True,
+        claims=lambda word: word.lower().startswith("page="),
+        parse=_page,
+    )
+
+
 PROSE_WORDS = ("on", "off")
 
 
@@ -548,13 +596,36 @@ def listed(params: Sequence[Param], surface: Surface) -> list[Param]:
     return [p for p in for_surface(params, surface) if p.listed]
 
 
+def bare_metavar(param: Param) -> str:
+    """The metavar without the option's own name: a ``key=value`` word's ``WHEN`` of ``at=WHEN``
+    (a typed front end names the option already: ``at:WHEN``, never ``at:at=WHEN``)."""
+    return param.metavar.removeprefix(f"{param.name}=")
+
+
+def typed_words(params: Sequence[Param], words: Sequence[str]) -> list[str]:
+    """Words as a typed front end (Discord) takes them: ``period:2026-W19 modules:rocm,kernel``
+    for ``2026-W19 rocm kernel``; a ``key=value`` word gives its value to its option. Words no
+    parameter claims are left as they are."""
+    try:
+        assigned = assign(params, words)
+    except UsageError:
+        return list(words)
+    out = []
+    for p in params:
+        given = [w.removeprefix(f"{p.name}=") for w in assigned.get(p.name, [])]
+        if given:
+            value = ",".join(given) if p.many and p.suggest is not None else " ".join(given)
+            out.append(f"{p.name}:{value}")
+    return out
+
+
 def typed_usage(param: Param) -> str:
     """How a typed front end (Discord) shows an option: ``[period:PERIOD]``, ``number:NUMBER``,
     ``[modules:MODULE,…]`` (several, comma-separated), ``words:WORDS…``, ``[public:True]``."""
     if param.flag:
         text = f"{param.name}:True"
     else:
-        metavar = "NUMBER" if param.kind == "integer" else param.metavar
+        metavar = "NUMBER" if param.kind == "integer" else bare_metavar(param)
         # several values: comma-separated where autocomplete builds the list (modules), else words
         several = ",…" if param.suggest is not None else "…"
         text = f"{param.name}:{metavar}" + (several if param.many else "")
@@ -566,5 +637,5 @@ def usage_line(name: str, params: Sequence[Param], surface: Surface) -> str:
     on Discord every option by name: ``digest [period:PERIOD] [modules:MODULE,…] …``."""
     if surface == "discord":
         return " ".join([name, *(typed_usage(p) for p in listed(params, surface))])
-    shown = [p.usage() for p in listed(params, surface) if not p.option]
+    shown = [p.usage() for p in listed(params, surface) if not (p.option or (p.named and surface == "cli"))]
     return " ".join([name, *shown])

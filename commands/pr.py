@@ -27,7 +27,7 @@ from commands.model import (
     Reply,
 )
 from commands.report.keys import PeriodView, week_view
-from commands.spec import command
+from commands.spec import command, program
 
 
 @command(
@@ -44,7 +44,7 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
         return Reply(
             command="pr",
             status="not_found",
-            title=t(lang, "pr.not_cached", number=number.number, repo=repo),
+            title=t(lang, "pr.not_cached", number=number.number, repo=repo, prog=program(inv)),
             data={"error": "not cached", "number": number.number, "repo": repo},
             not_cached=NotCached(repo=repo, number=number.number),
         )
@@ -55,7 +55,7 @@ def run(inv: Invocation, ctx: Context, *, number: P.PRTarget) -> Reply:
         _header(view.item, view.key, zone, lang),
         *_facts(view, ctx.profile, week.label, lang),
         *_flags(view.item, lang),
-        *_explained(view, ctx, repo, lang),
+        *_explained(view, ctx, repo, lang, program(inv)),
     ]
     pr = view.item.pr
     return Reply(
@@ -116,7 +116,7 @@ def _flags(item: StoredPR, lang: str) -> list[Block]:
     return [*blocks, BulletList(items=items)]
 
 
-def _explained(view: PeriodView, ctx: Context, repo: str, lang: str) -> list[Block]:
+def _explained(view: PeriodView, ctx: Context, repo: str, lang: str, prog: str) -> list[Block]:
     """The score's breakdown, the highlights, and which profile classified the PR (and whether
     the one in force now is another)."""
     cls = view.item.cls
@@ -135,13 +135,10 @@ def _explained(view: PeriodView, ctx: Context, repo: str, lang: str) -> list[Blo
         blocks.append(Heading(text=t(lang, "pr.highlights"), level=3))
         blocks.append(BulletList(items=[Bullet(text=effect_text(h, lang)) for h in cls.highlights]))
     blocks.append(Paragraph(text=profile_line(ctx, cls.profile, cls.profile_version, repo, lang)))
-    note = stale_profile_note(
-        {(cls.profile, cls.profile_version): 1}, (ctx.profile.name, ctx.profile.version), lang
-    )
+    active = (ctx.profile.name, ctx.profile.version)
+    note = stale_profile_note({(cls.profile, cls.profile_version): 1}, active, lang, prog)
     if note is not None:
-        blocks.append(
-            Paragraph(text=t(lang, "pr.stale_profile", new=f"{ctx.profile.name} {ctx.profile.version}"))
-        )
+        blocks.append(Paragraph(text=t(lang, "pr.stale_profile", new=f"{active[0]} {active[1]}", prog=prog)))
     return blocks
 
 

@@ -20,9 +20,12 @@ from commands.spec import (
     CommandSpec,
     answer,
     command,
+    error_text,
     how_to_type,
+    program,
     scope,
     surface,
+    typed,
     usage_reply,
 )
 from commands.spec import specs as registered
@@ -36,12 +39,15 @@ __all__ = [
     "Profiles",
     "command",
     "dispatch",
+    "error_text",
     "how_to_type",
     "load",
     "load_all",
+    "program",
     "scope",
     "specs",
     "surface",
+    "typed",
     "usage_reply",
 ]
 
@@ -105,6 +111,8 @@ def load(name: str) -> CommandSpec | None:
 
 def dispatch(inv: Invocation, ctx: Context) -> Reply:
     """Run ``inv`` and always return a Reply: bad input becomes a one-line usage answer."""
+    if inv.platform == "discord":
+        load_all()  # its hints name other commands' options, as its application commands take them
     spec = load(inv.command)
     if spec is None:
         load_all()

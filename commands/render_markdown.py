@@ -57,7 +57,7 @@ def _block(block: Block) -> list[str]:
     if isinstance(block, BulletList):
         out = [
             (f"{i}. " if block.ordered else "- ") + escape(b.text) + _refs(b.prs)
-            for i, b in enumerate(block.items, 1)
+            for i, b in enumerate(block.items, block.start)
         ]
         return [*out, ""]
     if isinstance(block, PRItem):

@@ -73,7 +73,7 @@ def _block(block: Block, lang: str) -> list[str]:
     if isinstance(block, BulletList):
         return [
             (f"{i}. " if block.ordered else "• ") + _with_refs(clean(item.text), item.prs, lang)
-            for i, item in enumerate(block.items, 1)
+            for i, item in enumerate(block.items, block.start)
         ]
     if isinstance(block, PRItem):
         head = f"#{block.pr.number} {clean(block.pr.title)}"

@@ -5,13 +5,14 @@ from __future__ import annotations
 from classify.models import FLAG_KINDS, ListedPR
 from classify.periods import Period
 from commands import params as P
+from commands.cache_range import cache_range
 from commands.common import pr_ref, pr_tags, profile_note
 from commands.context import Context
 from commands.locale import flag_label, t
 from commands.locale.evidence import evidence_text
 from commands.locale.words import period_text
 from commands.model import Block, Heading, Invocation, Paragraph, PRItem, Reply
-from commands.spec import command
+from commands.spec import command, program, typed
 
 MAX_LISTED = 100  # PRs shown for one kind (the JSON data always has every one)
 OVERVIEW_LISTED = 20  # PRs shown per kind by `risks all`, an overview that points to the full lists
@@ -57,6 +58,9 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
     if not items:
         none = "risks.none_all" if kind == "all" else "risks.none"  # not "PRs with all flags at once"
         blocks.append(Paragraph(text=t(lang, none, kind=kind_text, period=period_text(period, lang))))
+        outside = cache_range(ctx, inv, repo, period, kind)  # nothing merged then: where the cache's PRs are
+        if outside is not None:
+            blocks.append(outside)
     else:
         groups: dict[str, list[ListedPR]] = {kind: items} if kind != "all" else {}
         if kind == "all":
@@ -78,7 +82,7 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
             )
             hidden = len(members) - limit
             if hidden > 0 and kind == "all":
-                full = " ".join(["risks", group, *([period_word] if period_word else [])])
+                full = typed(inv, "risks", group, *([period_word] if period_word else []))
                 blocks.append(Paragraph(text=t(lang, "risks.more", n=hidden, command=full)))
             elif hidden > 0:
                 blocks.append(Paragraph(text=t(lang, "risks.more_data", n=hidden)))
@@ -98,7 +102,7 @@ def run(inv: Invocation, ctx: Context, *, kind: str, period: Period) -> Reply:
             for s in items
         ],
     }
-    note = profile_note(ctx, repo, period.start, period.end, lang)
+    note = profile_note(ctx, repo, period.start, period.end, lang, program(inv))
     if note is not None:
         blocks.insert(0, note)
         data["profile_note"] = note.text

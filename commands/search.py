@@ -12,7 +12,7 @@ from commands.context import Context
 from commands.locale import t
 from commands.locale.words import period_text
 from commands.model import Block, Invocation, Paragraph, PRItem, Reply, UsageError
-from commands.spec import command
+from commands.spec import command, typed
 from storage.prs import PRStore
 
 _TOKEN = re.compile(r"[\w]+", re.UNICODE)
@@ -38,11 +38,16 @@ def fts_query(words: list[str], *, prefix: bool = True) -> str:
 
 @command(
     "search",
-    params=(P.words(), P.period(trailing=True, default=None), P.repo()),
+    params=(P.words(), P.period(trailing=True, default=None), P.page(), P.repo()),
     summary="cmd.search",
-    examples=("search AutoWeightsLoader", "search tree attention 2026-W19", "search nixl last-week"),
+    examples=(
+        "search AutoWeightsLoader",
+        "search tree attention 2026-W19",
+        "search nixl last-week",
+        "search fix page=2",
+    ),
 )
-def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | None) -> Reply:
+def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | None, page: int | None) -> Reply:
     exact, wide = fts_query(words, prefix=False), fts_query(words)
     repo = ctx.resolve_repo(inv)
     lang = inv.lang
@@ -56,21 +61,30 @@ def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | Non
     # Whole words first: ranking a prefix's many spellings costs several times more (~15 ms for
     # "fix" in a 200,000-PR cache against ~5 ms) and adds little once a page is full. Only
     # when whole words find less than a page do prefixes widen the search.
-    results, total = ctx.store.search(repo, exact, start, end, limit=MAX_RESULTS)
+    number = page or 1
+    offset = (number - 1) * MAX_RESULTS
+    results, total = ctx.store.search(repo, exact, start, end, limit=MAX_RESULTS, offset=offset)
     if total < MAX_RESULTS and wide != exact:
-        wider, wider_total = ctx.store.search(repo, wide, start, end, limit=MAX_RESULTS)
+        wider, wider_total = ctx.store.search(repo, wide, start, end, limit=MAX_RESULTS, offset=offset)
         if wider_total > total:
             results, total = wider, wider_total
+    again = [*words, *([period.label] if period and period.kind in ("iso-week", "range") else [])]
     blocks: list[Block] = []
-    if not results:
+    if not total:
         blocks.append(Paragraph(text=t(lang, "search.none", query=shown)))
+    elif not results:  # a page past the last
+        pages = -(-total // MAX_RESULTS)
+        first = typed(inv, "search", *again)
+        blocks.append(Paragraph(text=t(lang, "search.past_end", page=number, pages=pages, command=first)))
     else:
-        shown_total = f"{total}+" if total >= PRStore.COUNT_CAP else str(total)
-        blocks.append(Paragraph(text=t(lang, "search.count", shown=len(results), total=shown_total)))
+        blocks.append(Paragraph(text=_count_line(total, offset, len(results), lang)))
         for s in results:
             merged = s.pr.merged_at.date().isoformat()
             lines = [merged + (f" · {s.cls.gist}" if s.cls.gist else "")]
             blocks.append(PRItem(pr=pr_ref(s), tags=pr_tags(s, lang, key=False, label=label), lines=lines))
+    if results and offset + len(results) < min(total, PRStore.COUNT_CAP):
+        following = typed(inv, "search", *again, f"page={number + 1}")
+        blocks.append(Paragraph(text=t(lang, "search.next", command=following)))
     title = t(lang, "search.title", query=shown, repo=repo)
     if period:
         title += f" · {period_text(period, lang)}"
@@ -83,6 +97,8 @@ def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | Non
             "period": period.as_dict() if period else None,
             "total": total,
             "total_capped": total >= PRStore.COUNT_CAP,
+            "page": number,
+            "per_page": MAX_RESULTS,
             "prs": [
                 {
                     "number": s.pr.number,
@@ -97,3 +113,11 @@ def run(inv: Invocation, ctx: Context, *, words: list[str], period: Period | Non
         }
 
     return Reply(command="search", title=title, blocks=blocks, data_factory=data)
+
+
+def _count_line(total: int, offset: int, shown: int, lang: str) -> str:
+    """ "20 of 23 matches, best first" on the first page, "21–23 of 23 matches" on the next."""
+    total_text = f"{total}+" if total >= PRStore.COUNT_CAP else str(total)
+    if offset == 0:
+        return t(lang, "search.count", shown=shown, total=total_text)
+    return t(lang, "search.page", first=offset + 1, last=offset + shown, total=total_text)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from commands.context import CHAT_PLATFORMS, Context
 from commands.locale import t
 from commands.model import Invocation, Reply, UsageError
-from commands.params import Param, Parsed, Scope, Surface, parse, public, usage_line
+from commands.params import Param, Parsed, Scope, Surface, parse, public, typed_words, usage_line
 
 Handler = Callable[..., Reply]
 
@@ -121,8 +121,52 @@ def surface(inv: Invocation) -> Surface:
 
 
 def how_to_type(inv: Invocation) -> str:
-    """What goes before a command where it was asked: ``/digest`` in chat, ``prdigest digest`` in a terminal."""
-    return "/" if inv.platform in CHAT_PLATFORMS else "prdigest "
+    """What goes before a command where it was asked: ``/digest`` in chat, ``prdigest digest`` in
+    a terminal (the program as the user invoked it)."""
+    return "/" if inv.platform in CHAT_PLATFORMS else f"{inv.program} "
+
+
+def typed(inv: Invocation, command: str, *words: str) -> str:
+    """A command as the asker types it where they asked: ``prdigest digest 2026-W19`` in a
+    terminal, ``/digest 2026-W19`` in Slack, ``/digest period:2026-W19`` in Discord (whose
+    commands take named options) — so a hint works when copied. The command's parameters are
+    read from ``REGISTRY`` where they change the words: Discord registers every command when it
+    starts (its application commands), a terminal names its own command's options."""
+    where = surface(inv)
+    spec = (
+        REGISTRY.get(command)
+        if where == "discord" or (where == "cli" and any("=" in w for w in words))
+        else None
+    )
+    if where == "discord" and spec is not None:
+        shown = typed_words(spec.params, words)
+    else:
+        shown = [_quoted_word(w) for w in words]
+        if spec is not None:  # a terminal names them as options: --page 2
+            shown = [_as_option(spec, w) for w in shown]
+    return " ".join([how_to_type(inv) + command, *shown]).rstrip()
+
+
+def _as_option(spec: CommandSpec, word: str) -> str:
+    """``page=2`` as a terminal takes it, ``--page 2``, for a parameter named in chat by ``name=``."""
+    name, eq, value = word.partition("=")
+    if eq and any(p.named and p.name == name for p in spec.params):
+        return f"--{name} {value}"
+    return word
+
+
+def _quoted_word(word: str) -> str:
+    """A word with a space, quoted as a shell and the chat parser read it: ``at="mon 09:00"``."""
+    if " " not in word:
+        return word
+    key, eq, value = word.partition("=")
+    return f'{key}="{value}"' if eq and " " not in key else f'"{word}"'
+
+
+def program(inv: Invocation) -> str:
+    """The terminal command for what only a terminal does (``sync``, ``reclassify``): as the user
+    invoked it in a terminal; in chat the operator's ``prdigest``."""
+    return inv.program if surface(inv) == "cli" else "prdigest"
 
 
 def scope(inv: Invocation, ctx: Context, *, repos: bool = False) -> Scope:
@@ -137,8 +181,15 @@ def scope(inv: Invocation, ctx: Context, *, repos: bool = False) -> Scope:
 
 
 def error_text(inv: Invocation, exc: UsageError) -> str:
-    """A UsageError in the caller's language."""
-    return t(inv.lang, exc.key, **exc.values)
+    """A UsageError in the caller's language; the commands it names as typed where it was asked."""
+    template = t("en", exc.key)  # the placeholders are the same in every language
+    writers: dict[str, Callable[[], str]] = {
+        "prog": lambda: program(inv),
+        "help": lambda: typed(inv, "help", inv.command if inv.command in COMMAND_NAMES else ""),
+        "subscribe": lambda: typed(inv, "subscribe"),
+    }
+    hints = {name: write() for name, write in writers.items() if "{" + name + "}" in template}
+    return t(inv.lang, exc.key, **hints, **exc.values)
 
 
 def usage_reply(inv: Invocation, exc: UsageError) -> Reply:

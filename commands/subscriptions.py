@@ -76,7 +76,7 @@ def _sub_id(*, required: bool = False) -> P.Param:
         kind="integer",
         required=required,
         parse=parse,
-        claims=lambda w: w.lstrip("#").isdigit(),
+        claims=P.number_shaped,  # "-5", "0", "#99999999999" are ids refused as such, not "unexpected"
     )
 
 

@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # the models and queries here are read by every command (and 
     from storage.connection import Cache
 
 # Higher wins: a row from a richer source is only ever replaced by one at least as rich.
-SOURCE_RANK = {"git": 0, "import": 1, "api": 2}
+SOURCE_RANK = {"git": 0, "import": 1, "demo": 1, "api": 2}
 
 _PR_COLUMNS = (
     "repo, number, title, body, author, created_at, merged_at, updated_at, base_branch, labels, "
@@ -438,10 +438,15 @@ _ROWIDS_PER_QUERY = 2000  # under SQLite's default limit of 32,766 parameters, w
 _SEARCH_ONE_REPO = (
     "WITH hits AS (SELECT bm25(prs_fts, 3.0, 1.0) AS rank, rowid AS id FROM prs_fts "
     "WHERE prs_fts MATCH ? ORDER BY rowid DESC LIMIT ?), "
-    "page AS (SELECT rank, id FROM hits ORDER BY rank, id DESC LIMIT ?) "
+    "page AS (SELECT rank, id FROM hits ORDER BY rank, id DESC LIMIT ? OFFSET ?) "
     "SELECT (SELECT count(*) FROM hits), "
     + ", ".join("p." + c.strip() for c in _LISTED_COLUMNS.split(","))
     + " FROM page JOIN prs p ON p.rowid = page.id ORDER BY page.rank, page.id DESC"
+)
+
+
+_SEARCH_POOL_COUNT = (
+    "SELECT count(*) FROM (SELECT rowid FROM prs_fts WHERE prs_fts MATCH ? ORDER BY rowid DESC LIMIT ?)"
 )
 
 
@@ -927,7 +932,14 @@ class PRStore:
     COUNT_CAP = 1_000
 
     def search(
-        self, repo: str, match: str, start: datetime | None, end: datetime | None, *, limit: int = 20
+        self,
+        repo: str,
+        match: str,
+        start: datetime | None,
+        end: datetime | None,
+        *,
+        limit: int = 20,
+        offset: int = 0,
     ) -> tuple[list[ListedPR], int]:
         """Full-text search over titles and bodies (an FTS5 MATCH expression), best first.
 
@@ -936,7 +948,8 @@ class PRStore:
         newest thousand ~1.2 ms, and a reader searching a PR cache wants recent PRs. The same pass
         counts the matches, so only a cache shared by several repositories needs a second query.
         With a period, all matches inside it are ranked. Returns the page and the number of
-        matches (counted up to ``COUNT_CAP``), the PRs as lists read them (``ListedPR``).
+        matches (counted up to ``COUNT_CAP``), the PRs as lists read them (``ListedPR``);
+        ``offset`` skips that many of the best (a later page).
 
         Order: best rank (``bm25``, the title weighing three times the description) first and,
         among equal ranks, the PR stored later (rowid order ≈ merge order) first.
@@ -951,12 +964,15 @@ class PRStore:
                 (match, repo, iso(start), iso(end)),
             )
             rows = cur.fetchall()
-            return [_listed(row) for row in rows[:limit]], len(rows)
+            return [_listed(row) for row in rows[offset : offset + limit]], len(rows)
         if self.repos() == [repo]:
             # The cache holds only this repository: one statement ranks the newest matches, picks
             # the page, counts the pool and reads the page's rows — SQLite's sorter picks the page
             # where fetching ~1,000 (rank, rowid) rows into Python to pick it cost ~10 % of a search.
-            rows = self.db.execute(_SEARCH_ONE_REPO, (match, self.SEARCH_POOL, limit)).fetchall()
+            rows = self.db.execute(_SEARCH_ONE_REPO, (match, self.SEARCH_POOL, limit, offset)).fetchall()
+            if not rows and offset:  # past the last page: the count alone
+                count = self.db.execute(_SEARCH_POOL_COUNT, (match, self.SEARCH_POOL)).fetchone()[0]
+                return [], int(count)
             return [_listed(row[1:]) for row in rows], (rows[0][0] if rows else 0)
         # Several repositories share the cache: the pool is ranked over all of them, then this
         # one's hits are picked. Hits are (rank, -rowid): compared as tuples, in the order above.
@@ -978,7 +994,7 @@ class PRStore:
                 ).fetchone()[0]
             )
         # ``nsmallest`` compares the tuples in C (sorting with a Python key function cost more)
-        top = [-neg for _, neg in heapq.nsmallest(limit, mine)]
+        top = [-neg for _, neg in heapq.nsmallest(offset + limit, mine)[offset:]]
         if not top:
             return [], total
         marks = ",".join("?" for _ in top)

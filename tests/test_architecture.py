@@ -107,7 +107,7 @@ def test_every_declared_parameter_is_in_help_everywhere_and_in_the_readme() -> N
     from classify.rules import load_profile
     from commands.locale import t
     from commands.model import Invocation
-    from commands.params import listed
+    from commands.params import listed, typed_usage
     from commands.registry import Context, dispatch
     from commands.render_text import render_text
     from storage.db import connect
@@ -122,12 +122,14 @@ def test_every_declared_parameter_is_in_help_everywhere_and_in_the_readme() -> N
                 inv = Invocation(command="help", args=(spec.name,), platform=surface, lang=lang)  # type: ignore[arg-type]
                 text = render_text(dispatch(inv, ctx))
                 for param in listed(spec.params, surface):  # type: ignore[arg-type]
-                    assert param.usage().strip("[]") in text, (spec.name, surface, param.name)
+                    shown = typed_usage(param) if surface == "discord" else param.usage()
+                    assert shown.strip("[]") in text, (spec.name, surface, param.name)
                     assert t(lang, param.help) in text, (spec.name, surface, lang, param.name)
         section = readme.split(f"### `{spec.usage}`", 1)
         assert len(section) == 2, f"README has no section headed `{spec.usage}`"
         for param in spec.params:
-            word = f"--{param.name}" if param.option else f"`{param.name}`" if param.flag else param.metavar
+            named = param.option or param.named
+            word = f"--{param.name}" if named else f"`{param.name}`" if param.flag else param.metavar
             # a parameter left out of help (``Param.listed``) is documented with its feature in docs/
             assert word in (readme if param.listed else _user_docs()), (spec.name, param.name)
 

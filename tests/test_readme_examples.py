@@ -102,8 +102,10 @@ def test_every_readme_example_works_after_prdigest_demo(
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("PRDIGEST_", "GITHUB_", "SLACK_", "DISCORD_"))
+        if not k.startswith(("PRDIGEST_", "GITHUB_", "SLACK_", "DISCORD_", "UV_"))
     }
+    # the reader's shell after `. .venv/bin/activate`: `prdigest` runs the installed program
+    env["PATH"] = os.pathsep.join([str(Path(EXE).parent), env.get("PATH", "")])
     result = subprocess.run(
         [EXE, *argv[1:]], capture_output=True, text=True, timeout=120, cwd=reader_dir, env=env
     )

@@ -12,7 +12,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from bot.chat.post import Poster, PostError, PostResult, parse_target
-from bot.config.errors import EXIT_FAILED, UserError
+from bot.config.errors import EXIT_FAILED, EXIT_USAGE, UserError
 from bot.config.settings import ConfigError, Settings
 
 if TYPE_CHECKING:
@@ -57,11 +57,12 @@ async def post_async(reply: Reply, target: str, settings: Settings) -> PostResul
 
 def post_from_cli(reply: Reply, target: str, settings: Settings) -> PostResult:
     """``--post PLATFORM:CHANNEL``: post and return where it landed; UserError otherwise
-    (exit 2 for configuration, 1 when the platform refused or could not be reached)."""
+    (exit 2 for configuration — a rejected token included — 1 when the platform refused the post
+    or could not be reached)."""
     parse_target(target)  # a bad target is a usage error before anything else happens
     try:
         return asyncio.run(post_async(reply, target, settings))
     except ConfigError as exc:
         raise UserError(str(exc)) from None
     except PostError as exc:
-        raise UserError(str(exc), exit_code=EXIT_FAILED) from None
+        raise UserError(str(exc), exit_code=EXIT_USAGE if exc.token_rejected else EXIT_FAILED) from None

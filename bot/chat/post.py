@@ -65,6 +65,18 @@ class PostError(Exception):
         self.uncertain = uncertain
         self.retry_after = retry_after
 
+    @property
+    def token_rejected(self) -> bool:
+        """The platform refused the token: a setting to fix (exit 2), like every other rejected
+        token, not a failure of the platform (exit 1)."""
+        return self.code in TOKEN_REJECTED
+
+
+# Slack's error codes for a token it will not take, and Discord's HTTP status for one.
+TOKEN_REJECTED = frozenset(
+    {"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive", "401"}
+)
+
 
 class TransientPostError(PostError):
     """Worth retrying later: a rate limit longer than we wait, a 5xx, the network."""

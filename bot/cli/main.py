@@ -9,6 +9,7 @@ refused (disk full, a lock held past PRDIGEST_LOCK_TIMEOUT) is one line and exit
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -17,13 +18,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import click
 
+from bot.cli.default_cache import DEMO_DB, reading_cache
+from bot.cli.program import program
 from bot.cli.setup import open_store as _store
 from bot.cli.setup import prs
 from bot.cli.setup import read_profile as _profile
 from bot.cli.setup import read_settings as _settings
 from bot.cli.setup import repo_profiles as _profiles
 from bot.cli.setup import say as _say
-from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError
+from bot.config.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UserError, named_setting
 from commands.formats import FORMATS
 from commands.locale import t
 
@@ -37,8 +40,6 @@ if TYPE_CHECKING:
 # Everything else is imported where it is used: `prdigest --help` lists the commands from the
 # registry's table and the locale alone (no pydantic, no settings, no rule profile, no SQLite),
 # and a one-shot read imports only its own command: the start is most of its time.
-
-DEMO_DB = Path("prdigest-demo.db")
 
 
 def _has_token(settings: Settings) -> bool:
@@ -104,9 +105,16 @@ def run_command(
 
     settings = _settings()
     profile = _profile(settings)
-    path = db or settings.prdigest_db
-    # help reads no cache; the commands' parameters do not need one either
-    store = PRStore(_NoCache()) if name == "help" else _store(path, settings=settings, profile=profile)  # type: ignore[arg-type]
+    path, note = reading_cache(settings.prdigest_db, db)
+    if note is not None and name != "help":
+        click.echo(note, err=True)
+    if name == "help":  # help reads no cache; the commands' parameters do not need one either
+        store = PRStore(_NoCache())  # type: ignore[arg-type]
+    else:
+        try:
+            store = _store(path, settings=settings, profile=profile)
+        except UserError as exc:
+            raise named_setting(exc, "PRDIGEST_DB" if db is None else None) from None
     inv = invocation(
         name,
         platform="cli",
@@ -115,6 +123,7 @@ def run_command(
         options=options,
         lang=lang,  # type: ignore[arg-type]  # click's choice: en or zh
         now=now or datetime.now(UTC),
+        program=program(),
     )
     ctx = Context(
         store=store, profile=profile, profiles=None if name == "help" else _profiles(settings, store)
@@ -128,7 +137,7 @@ def run_command(
         from storage.storylines import fold_into_file
 
         fold_into_file(store.db)
-    if reply.not_cached is not None and _has_token(settings) and name != "help":
+    if reply.not_cached is not None and _has_token(settings) and name != "help" and note is None:
         # `pr` of a PR the cache lacks: fetch and store it through a writer's connection
         from bot.ingest.on_demand import answer
 
@@ -167,7 +176,7 @@ def command_help(spec: CommandSpec) -> str:
     from commands.params import listed
 
     summary = t("en", spec.summary_for("cli"))
-    lines = [summary, "", f"Usage: prdigest {spec.usage}"]
+    lines = [summary, "", f"Usage: {program()} {spec.usage}"]
     positional = [p for p in listed(spec.params, "cli") if p.positional]
     if positional:
         lines += ["", "\b", "Arguments:"]
@@ -177,15 +186,18 @@ def command_help(spec: CommandSpec) -> str:
                 text += f" ({t('en', 'help.choices', choices=', '.join(p.choices))})"
             lines.append(f"  {p.usage().strip('[]'):<12} {text}")
     if examples := spec.examples_for("cli"):
-        lines += ["", "\b", "Examples:", *(f"  prdigest {e}" for e in examples)]
+        lines += ["", "\b", "Examples:", *(f"  {program()} {e}" for e in examples)]
     return "\n".join(lines)
+
+
+_NUMBER = re.compile(r"^-\d[\d.,]*$")
 
 
 def _make_command(spec: CommandSpec) -> click.Command:
     """One CLI subcommand from a registered command: its words, its declared options, --post, --chart."""
     from commands.params import for_surface, listed
 
-    options = [p for p in for_surface(spec.params, "cli") if p.option]
+    options = [p for p in for_surface(spec.params, "cli") if p.option or p.named]
     metavar = " ".join(p.usage() for p in listed(spec.params, "cli") if p.positional)
 
     @click.pass_context
@@ -198,6 +210,9 @@ def _make_command(spec: CommandSpec) -> click.Command:
         lang: str | None,
         **named: Any,
     ) -> None:
+        for word in words:
+            if word.startswith("-") and not _NUMBER.match(word):
+                raise click.NoSuchOption(word, ctx=click_ctx)
         if spec.name == "help" and not _registry_explains(words):
             click_ctx.exit(terminal_help(click_ctx, words, fmt, lang))
         post = named.pop("post", None)
@@ -238,7 +253,12 @@ def _make_command(spec: CommandSpec) -> click.Command:
         )(fn)
     fn = _common(fn)
     summary = t("en", spec.summary_for("cli"))
-    return click.command(spec.name, help=command_help(spec), short_help=summary)(fn)
+    # "-5" is a word (a PR number, a page) the command refuses in its own words, not an unknown
+    # option: unknown options reach the words in order, and only those that are no number fail
+    settings = {"ignore_unknown_options": True}
+    return click.command(spec.name, help=command_help(spec), short_help=summary, context_settings=settings)(
+        fn
+    )
 
 
 def _registry_explains(words: tuple[str, ...]) -> bool:
@@ -285,11 +305,11 @@ def terminal_help(click_ctx: click.Context, words: tuple[str, ...], fmt: str, la
         spec = load(name) if name in CLI_COMMANDS else None
         summary = t(language, spec.summary_for("cli")) if spec else group.summary(root, name)
         rows.append({"name": name, "usage": spec.usage if spec else None, "summary": summary})
-    items = [Bullet(text=f"prdigest {r['usage'] or r['name']} — {r['summary']}") for r in rows]
+    items = [Bullet(text=f"{program()} {r['usage'] or r['name']} — {r['summary']}") for r in rows]
     reply = Reply(
         command="help",
         title=t(language, "help.title"),
-        blocks=[BulletList(items=items), Paragraph(text=t(language, "help.more", lead="prdigest "))],
+        blocks=[BulletList(items=items), Paragraph(text=t(language, "help.more", lead=f"{program()} "))],
         data={"commands": rows},
     )
     reply.lang = language
@@ -463,8 +483,8 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
     found = leftovers(db) if db.exists() else None
     if found is not None and not found.demo_only:
         raise UserError(
-            f"{db} holds {prs(found.prs)} that are not the bundled demo's (a real cache?); the demo does not "
-            "mix its fictional PRs into them: pass --db with a new file"
+            f"{db} holds {prs(found.prs)} that no demo load put there (a real cache, or an older prdigest's "
+            "demo); the demo neither replaces it nor mixes its fictional PRs into it: pass --db with a new file"
         )
     if found is not None:  # an older prdigest's demo: its PRs were renumbered since
         aside = _move_aside(db)
@@ -474,7 +494,7 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
         )
     store = _store(db, create=True, settings=settings, profile=profile)
     try:
-        result = import_file(store, profile, demo_data_path())
+        result = import_file(store, profile, demo_data_path(), source="demo")
     except RecordError as exc:
         raise UserError(str(exc)) from None
     repo = store.repos()[0] if len(store.repos()) == 1 else "vllm-project/vllm"
@@ -497,7 +517,8 @@ def demo(db: Path, fmt: str, lang: str | None) -> None:
     )
     reply = run_command("digest", (week.label,), db=db, lang=lang, options={"repo": repo})
     code = emit(reply, fmt)
-    click.echo(f"next: prdigest risks core-path {week.label} --db {db}   ·   prdigest help", err=True)
+    run = program()
+    click.echo(f"next: {run} risks core-path {week.label} --db {db}   ·   {run} help", err=True)
     sys.exit(code)
 
 

@@ -35,7 +35,7 @@ def read_profile(settings: ProfileChoice) -> Profile:
     try:
         return active_profile(settings)
     except ProfileError as exc:
-        raise UserError(f"rule profile rejected: {exc}") from None
+        raise UserError(str(exc)) from None  # names the variable and the file
 
 
 def repo_profiles(settings: Settings, store: PRStore) -> RepoProfiles:

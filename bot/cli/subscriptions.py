@@ -20,9 +20,10 @@ import click
 
 from bot.chat.platforms import poster_for, step_poster_for
 from bot.chat.post import PLATFORMS, Poster, PostError
+from bot.cli.ledger_view import delivery_table, folded
 from bot.cli.setup import read_profile as _profile  # one way to read settings and the profile
 from bot.cli.setup import read_settings as _settings
-from bot.config.errors import EXIT_FAILED, UserError
+from bot.config.errors import EXIT_FAILED, UserError, named_setting
 from bot.config.settings import ConfigError, Settings
 from bot.delivery.deliverer import MISSING, Deliverer, Outcome
 from bot.ingest.refresh import github_refresh
@@ -31,7 +32,7 @@ from classify.schedule import next_due
 from commands.model import UsageError
 from commands.subscription_spec import SETTABLE, build, changes, describe
 from storage.db import StoreError, StoreUnavailable, connect
-from storage.deliveries import Delivery, DeliveryStore
+from storage.deliveries import DeliveryStore
 from storage.prs import PRStore, iso
 from storage.subscriptions import Subscription, SubscriptionStore
 
@@ -53,13 +54,11 @@ def _db(settings: Settings, db: Path | None) -> Any:
     except StoreUnavailable:
         raise
     except StoreError as exc:
-        raise UserError(str(exc)) from None
+        raise named_setting(UserError(str(exc)), "PRDIGEST_DB" if db is None else None) from None
 
 
 def _usage(exc: UsageError) -> UserError:
-    from commands.locale import t
-
-    return UserError(t("en", exc.key, **exc.values))
+    return UserError(str(exc))  # the English message, the commands it names as a terminal types them
 
 
 def catchup(settings: Settings) -> timedelta:
@@ -113,8 +112,8 @@ def deliver(dry_run: bool, now_text: str | None, db: Path | None) -> None:
         prose=None if dry_run else prose_writer(settings, database),
     )
     outcomes: list[Outcome] = asyncio.run(deliverer.run(now, dry_run=dry_run))
-    for outcome in outcomes:
-        click.echo(outcome.line())
+    for line in folded(outcomes):
+        click.echo(line)
     if not outcomes:
         click.echo(f"nothing due at {iso(now)}")
     # anything undelivered (failed, unknown, partial, waiting to be retried) is a non-zero exit,
@@ -335,11 +334,6 @@ def subscription(sub_id: int, pause: bool, resume: bool, sets: tuple[str, ...], 
     click.echo(describe(current))
 
 
-def _delivery_line(d: Delivery) -> str:
-    text = f"{d.id:>5} #{d.subscription_id} {d.period_start} {d.state:8} due {iso(d.due_at)}"
-    return text + (f": {d.reason}" if d.reason else "")
-
-
 @click.command("deliveries")
 @click.option(
     "--retry",
@@ -371,5 +365,6 @@ def deliveries(retry_id: int | None, limit: int, fmt: str, db: Path | None) -> N
         return
     if not rows:
         click.echo("no deliveries yet")
-    for d in rows:
-        click.echo(_delivery_line(d))
+        return
+    for line in delivery_table(rows):
+        click.echo(line)

@@ -284,7 +284,7 @@ def _load_profile(settings: Settings, repo: str, db: Any = None) -> Any:
             return load_profile(named) if named is not None else None
         return choose(settings, repo, db).profile
     except ProfileError as exc:
-        raise UserError(f"rule profile rejected: {exc}") from None
+        raise UserError(str(exc)) from None  # names the variable and the file
 
 
 def _learn(store: PRStore, settings: Settings, repo: str, git_root: Path | None) -> None:

@@ -31,3 +31,12 @@ class UserError(click.ClickException):
 
     def show(self, file: IO[Any] | None = None) -> None:
         click.echo(f"{self.prefix}: {self.format_message()}", err=True, file=file)
+
+
+def named_setting(exc: UserError, variable: str | None) -> UserError:
+    """``exc`` with the setting that chose the failing value named first ("PRDIGEST_DB: database
+    x.db does not exist; …"), as every error about a setting's value reads; as it was when the
+    value came from the command line (``variable`` None)."""
+    if variable is None or exc.format_message().startswith(variable):
+        return exc
+    return UserError(f"{variable}: {exc.format_message()}", exit_code=exc.exit_code, where=exc.where)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from classify.profile_cache import cache_dir
-from classify.rules import Profile, bundled_profiles, load_profile
+from classify.rules import Profile, ProfileError, bundled_profiles, load_profile
 
 MIN_LEARN_PRS = 200
 """PRs of a repository the cache must hold before a profile is learned from them"""
@@ -85,6 +85,9 @@ def configured(settings: Choosing, repo: str | None) -> str | Path | None:
     return settings.prdigest_profile.strip() or None
 
 
+_VARIABLE = {"map": "PRDIGEST_REPO_PROFILES", "rules": "PRDIGEST_RULES", "profile": "PRDIGEST_PROFILE"}
+
+
 def _how_configured(settings: Choosing, repo: str | None) -> str:
     if repo is not None and any(n.lower() == repo.lower() for n, _ in settings.prdigest_repo_profiles):
         return "map"
@@ -106,7 +109,13 @@ def choose(settings: Choosing, repo: str | None, db: Any = None) -> Choice:
     connection ``storage.learned`` reads), for a learned profile and the PR count."""
     named = configured(settings, repo)
     if named is not None:
-        return Choice(load_profile(named), _how_configured(settings, repo))
+        how = _how_configured(settings, repo)
+        try:
+            return Choice(load_profile(named), how)
+        except (
+            ProfileError
+        ) as exc:  # say which setting chose it: "PRDIGEST_PROFILE: rule profile rejected: …"
+            raise ProfileError(f"{_VARIABLE[how]}: rule profile rejected: {exc}") from None
     if repo is None:
         return Choice(load_profile(None), "default")
     bundled = _bundled_repos().get(repo.lower())

@@ -34,9 +34,19 @@ FLAG_KINDS = ("core-path", "missing-tests", "breaking", "dependency", "large", "
 
 NOW_COLOR = "#1f77b4"
 AVG_COLOR = "#c7c7c7"
+AVG_TEXT_COLOR = "#555555"
 RISK_COLOR = "#d62728"
-DPI = 100
+# Chat clients show an image about 600 px wide in the message (Slack's and Discord's previews):
+# the chart is laid out 8 inches wide, so a 10-point label is 600 / (8 × 72) × 10 ≈ 10.4 px there.
+# The dots per inch only add sharpness for whoever opens the image full size.
+WIDTH_IN = 8.0
+DPI = 150
+PREVIEW_PX = 600
+FONT_PT = 10.0  # the smallest text in the chart
+TITLE_PT = 12.0
 EDGE_PAD_PT = 8  # points of empty margin between the figure's edge and any text
+MODULE_ROWS = 12  # the busiest modules get a row each; the rest share one "other" row
+ROW_IN = 0.42  # inches per module row: two bars and their counts
 
 
 def cjk_font_path() -> Path:
@@ -69,68 +79,101 @@ def _avg_label(data: Mapping[str, Any], lang: str) -> str | None:
     return t(lang, "chart.avg_weeks" if comparison.get("weekly") else "chart.avg_periods", n=n)
 
 
+def module_rows(data: Mapping[str, Any], lang: str) -> tuple[list[str], list[int], list[float | None]]:
+    """(names, this period's counts, averages): the digest's busiest modules in its order, and
+    one row for the PRs that touch none of them — 42 rows of bars cannot be read in a chat
+    preview, 13 can. That row counts PRs (a sum over the other modules would count a PR once per
+    module and dwarf every bar); the digest keeps no average for it, so it has none."""
+    modules = list(data.get("modules") or [])
+    shown, rest = modules[:MODULE_ROWS], modules[MODULE_ROWS:]
+    names = [str(m.get("label") or m["module"]) for m in shown]
+    now = [int(m["count"]) for m in shown]
+    avg: list[float | None] = [float(m["avg_4w"] or 0) for m in shown]
+    if rest:
+        top = {m["module"] for m in shown}
+        elsewhere = sum(
+            1 for pr in data.get("prs") or [] if pr.get("modules") and not top & set(pr["modules"])
+        )
+        if elsewhere:
+            names.append(t(lang, "chart.other", n=len(rest)))
+            now.append(elsewhere)
+            avg.append(None)
+    return names, now, avg
+
+
+def _count(value: float) -> str:
+    return f"{value:.1f}".removesuffix(".0") if value else "0"
+
+
 def draw(data: Mapping[str, Any], lang: str) -> Figure:
     """The chart as a matplotlib Figure (not yet saved), so tests can read back what was plotted.
 
-    Left: one pair of horizontal bars per module (this period's PRs, the average of the periods
-    before, as ``data["comparison"]`` says how many) in the digest's order. Right: the count of PRs carrying each risk flag.
+    Left: one pair of horizontal bars per module row (``module_rows``: this period's PRs and the
+    average of the periods before, as ``data["comparison"]`` says how many), each with its value.
+    Right, only as tall as its bars need: the count of PRs carrying each risk flag.
     """
     from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-    modules = list(data.get("modules") or [])
     counts: Mapping[str, int] = data.get("counts") or {}
     period = (data.get("period") or {}).get("label", "")
-    names = [str(m.get("label") or m["module"]) for m in modules]
-    now = [int(m["count"]) for m in modules]
-    avg = [float(m["avg_4w"] or 0) for m in modules]
+    names, now, avg = module_rows(data, lang)
     kinds = [k for k in FLAG_KINDS if k in counts]
-
-    rows = max(len(modules), len(kinds), 1)
-    with rc_context({"font.family": families(lang), "axes.unicode_minus": False}):
+    rows = max(len(names), 1)
+    with rc_context({"font.family": families(lang), "axes.unicode_minus": False, "font.size": FONT_PT}):
         # a clear margin round the longest label (the layout's default is 3 pt, ~4 px: a label
         # such as 可观测性（指标、日志、追踪） then seems to touch the edge, or to be cut by it)
         pad = EDGE_PAD_PT / 72  # inches
         layout = ConstrainedLayoutEngine(w_pad=pad, h_pad=pad)
-        fig = Figure(figsize=(11, max(3.5, 0.32 * rows + 1.8)), dpi=DPI, layout=layout)
+        fig = Figure(figsize=(WIDTH_IN, max(3.6, ROW_IN * rows + 1.4)), dpi=DPI, layout=layout)
         FigureCanvasAgg(fig)
-        left, right = fig.subplots(1, 2, width_ratios=(3, 2))
-        fig.suptitle(
-            t(lang, "chart.title", repo=data.get("repo", ""), period=period, merged=counts.get("merged", 0))
+        grid = fig.add_gridspec(
+            2, 2, width_ratios=(2.6, 1), height_ratios=(max(len(kinds), 1), max(rows - len(kinds), 1))
         )
-
-        ys = list(range(len(modules)))
+        left = fig.add_subplot(grid[:, 0])
+        right = fig.add_subplot(grid[0, 1])  # as tall as its bars need, not as the modules'
+        fig.suptitle(
+            t(lang, "chart.title", repo=data.get("repo", ""), period=period, merged=counts.get("merged", 0)),
+            fontsize=TITLE_PT,
+        )
+        ys = list(range(len(names)))
         height = 0.4
+        handles = []
         avg_label = _avg_label(data, lang)
         if avg_label is not None:  # nothing before the period in the cache: no average to show
-            left.barh([y + height / 2 for y in ys], avg, height, color=AVG_COLOR, label=avg_label)
-        bars = left.barh(
+            widths = [v or 0.0 for v in avg]
+            grey = left.barh([y + height / 2 for y in ys], widths, height, color=AVG_COLOR, label=avg_label)
+            labels = ["" if v is None else _count(v) for v in avg]
+            left.bar_label(grey, labels=labels, padding=2, fontsize=FONT_PT, color=AVG_TEXT_COLOR)
+            handles.append(grey)
+        blue = left.barh(
             [y - height / 2 for y in ys], now, height, color=NOW_COLOR, label=t(lang, "chart.now")
         )
-        left.bar_label(bars, padding=2, fontsize=8)
-        left.set_yticks(ys, names, fontsize=9)
+        left.bar_label(blue, padding=2, fontsize=FONT_PT)
+        handles.insert(0, blue)
+        left.set_yticks(ys, names, fontsize=FONT_PT)
         left.set_ylim(rows - 0.5, -0.5)  # the digest's order, busiest module on top, no empty rows
-        left.set_title(t(lang, "chart.modules"))
-        left.legend(loc="lower right")
+        left.set_title(t(lang, "chart.modules"), fontsize=FONT_PT + 1)
         left.grid(axis="x", alpha=0.3)
 
+        values = [counts[k] for k in kinds]
         risk = right.barh(
-            list(range(len(kinds))),
-            [counts[k] for k in kinds],
-            0.6,
-            color=RISK_COLOR,
-            label=t(lang, "chart.risks"),
+            list(range(len(kinds))), values, 0.6, color=RISK_COLOR, label=t(lang, "chart.risks")
         )
-        right.bar_label(risk, padding=2, fontsize=8)
-        right.set_yticks(list(range(len(kinds))), [flag_label(lang, k) for k in kinds], fontsize=9)
-        right.set_ylim(rows - 0.5, -0.5)  # bars as thick as the modules', top first
-        right.set_title(t(lang, "chart.risks"))
-        for ax, values in ((left, [*now, *avg]), (right, [counts[k] for k in kinds])):
-            # room for the count at the end of the longest bar (margins alone lose to tick rounding)
-            ax.set_xlim(0, max([*values, 1]) * 1.1)
+        right.bar_label(risk, padding=2, fontsize=FONT_PT)
+        right.set_yticks(list(range(len(kinds))), [flag_label(lang, k) for k in kinds], fontsize=FONT_PT)
+        right.set_ylim(max(len(kinds), 1) - 0.5, -0.5)
+        right.set_title(t(lang, "chart.risks"), fontsize=FONT_PT + 1)
         right.grid(axis="x", alpha=0.3)
+        fig.legend(
+            handles=handles, loc="outside lower center", ncols=len(handles), fontsize=FONT_PT, frameon=False
+        )
+        for ax, shown in ((left, [*now, *(v or 0 for v in avg)]), (right, values)):
+            # room for the value at the end of the longest bar (margins alone lose to tick rounding)
+            ax.set_xlim(0, max([*shown, 1]) * 1.3)
+            ax.tick_params(axis="x", labelsize=FONT_PT)
         fig.canvas.draw()  # lay out and measure every label now, in the chart's own fonts
     return fig
 

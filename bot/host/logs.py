@@ -39,9 +39,10 @@ def _indent(text: str) -> str:
 
 # Libraries whose INFO lines are routine chatter for a long-running server: slack_sdk announces
 # every retry it is about to make (twice before a start-up failure prdigest reports in one line of
-# its own), APScheduler's executor logs two lines per run of the 15-second watch job (~11,500 a
+# its own); APScheduler logs "Added job …" and "Scheduler started" at every start and every
+# re-arm (a /subscribe), and its executor two lines per run of the 15-second watch job (~11,500 a
 # day). Their warnings and errors still show; prdigest's own INFO lines are untouched.
-QUIET_LOGGERS = ("slack_sdk", "apscheduler.executors")
+QUIET_LOGGERS = ("slack_sdk", "apscheduler")
 
 
 def configure(level: int = logging.INFO, stream: IO[str] | None = None) -> logging.Handler:

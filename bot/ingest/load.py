@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from classify.engine import classify
-from classify.models import PullRequest
+from classify.models import PullRequest, Source
 from classify.records import RecordInvalid, parse_pr_json
 from classify.rules import Profile, ProfileError, classifier_code_hash, identity, reload_profile
 from storage import fts
@@ -120,15 +120,19 @@ def import_file(
     *,
     web: str = "https://github.com",
     batch: int = BATCH,
+    source: Source = "import",
 ) -> ImportResult:
     """Validate the whole file, then classify and upsert it in batches. Importing it twice changes
-    nothing. ``profile``: one for every record, or each repository's (``profile(repo)``)."""
+    nothing. ``profile``: one for every record, or each repository's (``profile(repo)``).
+    ``source`` is what the rows record as their origin (``demo`` for the bundled demo)."""
     total = validate_file(path)
     result = ImportResult(total, UpsertCounts())
     profile_of = profile if callable(profile) else (lambda _repo: profile)
 
     def checked() -> Iterator[PullRequest]:
         for lineno, pr in _records(path):
+            if source != pr.source:
+                pr = replace(pr, source=source)
             if not own_url(pr, web):
                 result.urls_rebuilt += 1
                 result.first_rebuilt_line = result.first_rebuilt_line or lineno

@@ -41,6 +41,44 @@ _TITLE_GIST: tuple[tuple[str, str, str], ...] = (
 )
 
 
+_CODE_SPAN = re.compile(r"`[^`\n]+`")  # as both chat renderers pair backticks: left to right
+
+
+def paired_code_spans(quote: str) -> str:
+    """A quote whose every backtick has its pair.
+
+    A quote cut short (``shorten``, or the classifier's own cut) can end inside a code span:
+    ``"…implement `__init__(self…"``. Its lone backtick would pair with the next backtick of the
+    sentence around it — our own ``(`risks breaking 2026-W19`)`` — and turn the text between into
+    code. The last lone backtick is closed where the quoted text ends (before its ellipsis) when
+    that pairs every backtick; otherwise lone backticks are dropped until none is left."""
+    if "`" not in quote:
+        return quote
+    body = quote.rstrip("…")
+    tail = quote[len(body) :]
+    lone = _lone_backticks(body)
+    if not lone:
+        return quote
+    if body[lone[-1] + 1 :].strip():
+        closed = _without(body, lone[:-1]).rstrip() + "`"
+        if not _lone_backticks(closed):
+            return closed + tail
+    while lone:
+        body = _without(body, lone)
+        lone = _lone_backticks(body)
+    return body + tail
+
+
+def _lone_backticks(text: str) -> list[int]:
+    inside = {i for m in _CODE_SPAN.finditer(text) for i in range(*m.span())}
+    return [i for i, ch in enumerate(text) if ch == "`" and i not in inside]
+
+
+def _without(text: str, positions: list[int]) -> str:
+    drop = set(positions)
+    return "".join(ch for i, ch in enumerate(text) if i not in drop)
+
+
 def _unquote(text: str) -> str:
     t = text.strip()
     if len(t) >= 2 and t[0] == '"' and t[-1] == '"':
@@ -115,6 +153,7 @@ def evidence_item(kind: str, item: str, lang: str, title: str = "", quote_limit:
             from classify.text import shorten  # its patterns are compiled at import: only when needed
 
             said = shorten(said, quote_limit)
+        said = paired_code_spans(said)
         return f"描述：“{said}”" if zh else f'description: "{said}"'
     return text  # a file path or a package version: the same in every language
 
@@ -131,7 +170,7 @@ def _revert_item(text: str, lang: str, title: str) -> str | None:
         return f"撤销 {refs[-1]}" if zh else f"reverts {refs[-1]}"
     if title and _in_title(text, title):
         return None
-    return f"撤销“{_unquote(text)}”" if zh else f"reverts {text}"
+    return f"撤销“{paired_code_spans(_unquote(text))}”" if zh else f"reverts {paired_code_spans(text)}"
 
 
 _DECLARATION = re.compile(r'^body: "(?:breaking[ _-]changes?|backwards?[ -]incompatible)"$', re.I)

@@ -53,14 +53,17 @@ class Outcome:
         return out
 
 
-def _blocks(outcome: Outcome, lang: str) -> list[Block]:
+def _blocks(outcome: Outcome, lang: str, replaced: Sequence[Block] = ()) -> list[Block]:
+    """The part's sentences as blocks; a list of key PRs numbered on as the one it ``replaced``
+    (the quick view continues the lead's numbering)."""
     part, sentences = outcome.part, outcome.sentences or ()
     refs = part.refs
     if part.kind == "key_prs":
         titles = {p["number"]: p["title"] for p in part.facts.get("prs", [])}
         dash = t(lang, "punct.dash")
         items = [Bullet(text=titles[s.prs[0]] + dash + s.text, prs=[refs[s.prs[0]]]) for s in sentences]
-        return [BulletList(items=items, ordered=True)]
+        first = next((b.start for b in replaced if isinstance(b, BulletList) and b.ordered), 1)
+        return [BulletList(items=items, ordered=True, start=first)]
     return [
         BulletList(items=[Bullet(text=s.text, prs=[refs[x] for x in s.prs if x in refs]) for s in sentences])
     ]
@@ -89,7 +92,8 @@ def apply_prose(reply: Reply, outcomes: Sequence[Outcome], model: str) -> Reply:
         for o in sorted(
             (o for o in outcomes if o.written and o.part.section == index), key=lambda o: -o.part.start
         ):
-            blocks[o.part.start : o.part.stop] = _blocks(o, reply.lang)
+            replaced = blocks[o.part.start : o.part.stop]
+            blocks[o.part.start : o.part.stop] = _blocks(o, reply.lang, replaced)
         note = _note(index, outcomes, reply.lang)
         if note is not None:
             blocks.append(note)

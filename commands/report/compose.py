@@ -12,7 +12,7 @@ Rules the text keeps, so a team lead can post it unedited:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -22,10 +22,11 @@ from classify.storylines import Theme, clean_title, kind_counts
 from commands.common import pr_ref
 from commands.locale import flag_label, t, zh_spacing
 from commands.locale.effects import effect_text
-from commands.locale.evidence import evidence_items
+from commands.locale.evidence import evidence_items, paired_code_spans
 from commands.locale.words import avg_text, change_words, count, join_list, period_text, tn
 from commands.model import Block, Bullet, BulletList, Heading, Paragraph, Reply, Section, Table
 from commands.prose.facts import DigestLayout, digest_parts
+from commands.report.lead import LEAD_KEY_PRS, lead_blocks
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, Recommendation, recommendations
 from commands.report.stats import DigestStats, module_tally
@@ -41,6 +42,7 @@ GIST_CHARS = 160
 QUOTE_CHARS = 70  # a description quoted as the evidence of a breaking change in the risk section
 COMPARE_ROWS: tuple[str, ...] = ("merged", "core-path", "missing-tests", "breaking")
 SUMMARY_FLAGS: tuple[FlagKind, ...] = ("core-path", "missing-tests", "breaking")
+Hint = Callable[..., str]  # (command, *words) -> the command as the reader types it
 
 
 def _tags(s: ListedPR, stats: DigestStats, lang: str) -> str:
@@ -67,7 +69,8 @@ def _averages(stats: DigestStats) -> dict[str, float | None]:
     return {k: stats.previous_avg(k) for k in ("merged", *FLAG_KINDS)}
 
 
-def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str) -> list[Block]:
+def _summary(stats: DigestStats, label: LabelFn, lang: str) -> Paragraph:
+    """The summary line(s): counts against the average, key PRs, the risk counts, a warning."""
     c = stats.counts
     gap = "" if lang == "zh" else " "  # Chinese sentences are not separated by spaces
     unit_word = unit(stats, lang)
@@ -91,9 +94,6 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
             overall=stats.merged_overall,
             unit=unit_word,
         )
-    if themes:
-        names = join_list([th.label(lang) for th in themes[:5]], lang)
-        text += gap + t(lang, "digest.summary_themes", themes=names)
     risks = t(
         lang,
         "digest.summary_risks",
@@ -121,7 +121,15 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
     if above:  # in the same paragraph: it warns about the counts just stated
         items = ("；" if lang == "zh" else "; ").join(above)
         text += gap + t(lang, "digest.warning_high", average=average_phrase(stats, lang), items=items)
-    blocks: list[Block] = [Paragraph(text=text)]
+    return Paragraph(text=text)
+
+
+def _comparison(stats: DigestStats, lang: str) -> list[Block]:
+    """The summary's counts beside the periods before: a table (the trends section opens with
+    it); nothing when there is nothing to compare with (the lead says why)."""
+    c = stats.counts
+    unit_word = unit(stats, lang)
+    blocks: list[Block] = []
     if stats.compared:
         blocks.append(Heading(text=compare_heading(stats, lang), level=3))
         columns = [t(lang, "digest.col_count"), t(lang, "digest.col_now", unit=unit_word)]
@@ -134,8 +142,6 @@ def _summary(stats: DigestStats, themes: list[Theme], label: LabelFn, lang: str)
             row = [_count_label(k, lang), str(c[k])] + [str(pc[k]) for pc in stats.previous_counts]
             rows.append([*row, avg_text(stats.previous_avg(k))] if averaged else row)
         blocks.append(Table(columns=columns, rows=rows))
-    else:
-        blocks.append(Paragraph(text=not_compared(stats, lang)))
     return blocks
 
 
@@ -195,9 +201,9 @@ def _themes(
         elif inside < n:  # PRs of other modules joined the story: the heading says how many
             outside = tn(lang, "digest.theme_outside", n - inside)
             key = "digest.theme_module_part_more" if inside < total else "digest.theme_module_all_more"
-            head = t(lang, key, module=name, n=inside, total=total, outside=outside)
+            head = t(lang, key, module=name, count=count(n, lang), n=inside, total=total, outside=outside)
         elif total > n:
-            head = t(lang, "digest.theme_module_part", module=name, n=n, total=total)
+            head = t(lang, "digest.theme_module_part", module=name, count=count(n, lang), total=total)
         else:
             head = t(lang, "digest.theme_module", module=name, prs=count(n, lang))
         blocks.append(Heading(text=f"{i}. {head}", level=3))
@@ -223,8 +229,9 @@ def _inside(th: Theme) -> int:
     return sum(1 for s in th.prs if th.module in s.cls.modules)
 
 
-def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
-    """One line naming the commands that show what the digest only summarises."""
+def _details(stats: DigestStats, themes: list[Theme], hint: Hint, lang: str) -> Paragraph:
+    """One line naming the commands that show what the digest only summarises, as the reader types
+    them (``hint``)."""
     period = _period_word(stats)
     module = next((th.module for th in themes if th.module), None) or "MODULE"
     key = [s for s in stats.ranked() if s.pr.number in stats.key]
@@ -233,16 +240,16 @@ def _details(stats: DigestStats, themes: list[Theme], lang: str) -> Paragraph:
         text=t(
             lang,
             "digest.details",
-            risks=f"risks all {period}",
-            module=f"digest {period} {module}",
-            pr=f"pr {number}",
+            risks=hint("risks", "all", period),
+            module=hint("digest", period, module),
+            pr=hint("pr", str(number)),
         )
     )
 
 
-def _more(stats: DigestStats, kind: str, n: int, lang: str) -> str:
+def _more(stats: DigestStats, kind: str, n: int, hint: Hint, lang: str) -> str:
     """A shortened list names the command that shows it all: "; 4 more (`risks breaking 2026-W19`)"."""
-    return t(lang, "digest.risk_more", n=n, command=f"risks {kind} {_period_word(stats)}")
+    return t(lang, "digest.risk_more", n=n, command=hint("risks", kind, _period_word(stats)))
 
 
 def _period_word(stats: DigestStats) -> str:
@@ -331,12 +338,18 @@ def _risk_summary(stats: DigestStats, kind: FlagKind) -> dict[str, Any]:
     }
 
 
+def _in_sentence(title: str) -> str:
+    """A PR title inside a risk line, which ends with our own code span (``risks breaking W``):
+    a lone backtick in the title would pair with it, so every backtick gets its pair."""
+    return paired_code_spans(clean_title(title))
+
+
 def _breaking_item(s: ListedPR, lang: str) -> str:
     flag = s.cls.flag("breaking")
     shown = (
         evidence_items("breaking", flag.evidence, lang, s.pr.title, quote_limit=QUOTE_CHARS) if flag else []
     )
-    title = clean_title(s.pr.title)
+    title = _in_sentence(s.pr.title)
     if not shown:
         return title
     return f"{title}（{shown[0]}）" if lang == "zh" else f"{title} ({shown[0]})"
@@ -346,7 +359,7 @@ def _dependency_item(s: ListedPR, lang: str) -> str:
     flag = s.cls.flag("dependency")
     shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
     if not shown:
-        return clean_title(s.pr.title)
+        return _in_sentence(s.pr.title)
     if flag is not None and any(" " in e for e in flag.evidence):  # versions, added, removed, refreshed
         return join_list(shown, lang, conjunction=False)  # one item of the upgrades' list
     # files alone: a cache classified before a dependency flag had to name what changed
@@ -375,7 +388,7 @@ def _revert_item(s: ListedPR, stats: DigestStats, lang: str) -> str:
             number=reverted.pr.number,
             merged=reverted.pr.merged_at.strftime("%Y-%m-%d"),
         )
-    return shown[0] if shown else clean_title(s.pr.title)
+    return shown[0] if shown else _in_sentence(s.pr.title)
 
 
 def _vs(stats: DigestStats, kind: str, lang: str) -> str:
@@ -386,7 +399,7 @@ def _vs(stats: DigestStats, kind: str, lang: str) -> str:
 
 
 def _risks(
-    stats: DigestStats, profile: Profile, label: LabelFn, lang: str, layout: DigestLayout
+    stats: DigestStats, profile: Profile, label: LabelFn, hint: Hint, lang: str, layout: DigestLayout
 ) -> list[Block]:
     items: list[Bullet] = []
     kinds = layout.risk_kinds  # the flag kind of each line, in order
@@ -413,7 +426,9 @@ def _risks(
     if breaking:
         named = join_list([_breaking_item(s, lang) for s in breaking[:RISK_NAMED]], lang, RISK_NAMED)
         more = (
-            _more(stats, "breaking", len(breaking) - RISK_NAMED, lang) if len(breaking) > RISK_NAMED else ""
+            _more(stats, "breaking", len(breaking) - RISK_NAMED, hint, lang)
+            if len(breaking) > RISK_NAMED
+            else ""
         )
         text = t(lang, "digest.risk_breaking", n=len(breaking), items=named, more=more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in breaking[:RISK_NAMED]]))
@@ -421,14 +436,14 @@ def _risks(
     deps = stats.flagged("dependency")
     if deps:
         named = join_list(_tallied([_dependency_item(s, lang) for s in deps], lang), lang, RISK_PRS)
-        more = _more(stats, "dependency", len(deps) - RISK_PRS, lang) if len(deps) > RISK_PRS else ""
+        more = _more(stats, "dependency", len(deps) - RISK_PRS, hint, lang) if len(deps) > RISK_PRS else ""
         text = t(lang, "digest.risk_dependency", n=len(deps), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in deps[:RISK_PRS]]))
         kinds.append("dependency")
     reverts = stats.flagged("revert")
     if reverts:
         named = join_list([_revert_item(s, stats, lang) for s in reverts[:RISK_PRS]], lang, RISK_PRS)
-        more = _more(stats, "revert", len(reverts) - RISK_PRS, lang) if len(reverts) > RISK_PRS else ""
+        more = _more(stats, "revert", len(reverts) - RISK_PRS, hint, lang) if len(reverts) > RISK_PRS else ""
         text = t(lang, "digest.risk_revert", n=len(reverts), items=named + more)
         items.append(Bullet(text=text, prs=[pr_ref(s) for s in reverts[:RISK_PRS]]))
         kinds.append("revert")
@@ -490,14 +505,34 @@ def _quick_zh(s: ListedPR, profile: Profile, label: LabelFn) -> str:
 
 
 def _key_prs(stats: DigestStats) -> list[ListedPR]:
-    """The PRs of the quick view, most important first."""
+    """The period's key PRs told by the digest, most important first."""
     return [s for s in stats.ranked() if s.pr.number in stats.key][:QUICKVIEW]
 
 
+def _quick_prs(stats: DigestStats) -> list[ListedPR]:
+    """The key PRs of the quick view: those after the lead's."""
+    return _key_prs(stats)[LEAD_KEY_PRS:]
+
+
+def _one_line(s: ListedPR, profile: Profile, label: LabelFn, lang: str) -> str:
+    """A key PR in one line for the lead: its gist's first sentence and its measured effect, or
+    (without either) its kind and modules; in Chinese the computed sentence."""
+    if lang == "zh":
+        return _quick_zh(s, profile, label)
+    gist = _first_sentences(s.cls.gist.split(". ")[0].rstrip(".") + ".") if s.cls.gist else ""
+    effect = s.cls.highlights[0] if s.cls.highlights else ""
+    if effect and effect.rstrip(".") not in gist:
+        gist = f"{gist} {effect if effect.endswith(('.', '!', '?')) else effect + '.'}".strip()
+    if gist:
+        return gist
+    modules = [label(m) for m in s.cls.modules[:2] if m != profile.catch_all_module]
+    kind = profile.kind_label(s.cls.kind, lang)
+    return t(lang, "digest.lead_kind", kind=kind, modules=join_list(modules, lang)) if modules else kind
+
+
 def _quickview(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) -> list[Block]:
-    key_prs = _key_prs(stats)
-    if not key_prs:
-        return [Paragraph(text=t(lang, "digest.no_key"))]
+    """The key PRs after the lead's, numbered on from them, with their fuller sentences."""
+    key_prs = _quick_prs(stats)
     items = []
     for s in key_prs:
         sentence = _quick_zh(s, profile, label) if lang == "zh" else _quick_en(s)
@@ -505,13 +540,20 @@ def _quickview(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) 
         items.append(
             Bullet(text=title + (t(lang, "punct.dash") + sentence if sentence else ""), prs=[pr_ref(s)])
         )
-    return [BulletList(items=items, ordered=True)]
+    return [BulletList(items=items, ordered=True, start=LEAD_KEY_PRS + 1)] if items else []
 
 
 # -- assembly ------------------------------------------------------------------------------------
 
 
-def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
+def _bare(command: str, *words: str) -> str:
+    return " ".join((command, *words))
+
+
+def compose(stats: DigestStats, profile: Profile, lang: str, hint: Hint = _bare) -> Reply:
+    """The digest of ``stats``; ``hint`` writes a command as the reader types it where they asked
+    (``commands.spec.typed``: ``/digest period:2026-W19`` in Discord)."""
+
     def label(module: str) -> str:
         return profile.module_label(module, lang)
 
@@ -526,31 +568,39 @@ def compose(stats: DigestStats, profile: Profile, lang: str) -> Reply:
     themes = stats.themes
     recs = recommendations(stats, themes, label, lang)
     trends = module_trends(stats)
+    key_prs = _key_prs(stats)
+    summary = [_summary(stats, label, lang)]
+    if not stats.compared:
+        summary.append(Paragraph(text=not_compared(stats, lang)))
+    one_line = partial(_one_line, profile=profile, label=label, lang=lang)
+    blocks = lead_blocks(stats, themes, key_prs, summary, one_line, lang)
+    if not key_prs:
+        blocks.append(Paragraph(text=t(lang, "digest.no_key")))
     layout = DigestLayout()
     sections: list[tuple[str, list[Block]]] = [
-        ("digest.summary", _summary(stats, themes, label, lang)),
         (f"digest.themes_{kind}", _themes(stats, themes, label, lang, layout)),
-        ("digest.trends", _trends(stats, trends, label, lang)),
-        ("digest.risks", _risks(stats, profile, label, lang, layout)),
+        ("digest.trends", [*_comparison(stats, lang), *_trends(stats, trends, label, lang)]),
+        ("digest.risks", _risks(stats, profile, label, hint, lang, layout)),
         ("digest.quickview", _quickview(stats, profile, label, lang)),
         (
             "digest.recommendations",
             [
                 BulletList(items=[Bullet(text=r.text, prs=[pr_ref(s) for s in r.prs]) for r in recs]),
-                _details(stats, themes, lang),
+                _details(stats, themes, hint, lang),
             ],
         ),
     ]
-    (lead_heading, lead), *rest = sections
-    blocks: list[Block] = [Heading(text=t(lang, lead_heading), level=2), *lead]
+    # an empty part (the quick view when the lead shows every key PR) is left out; the parts a
+    # model may word (themes, risks, the quick view's key PRs) keep their places before it
     parts = [
         Section(title=t(lang, heading), blocks=body, key=heading.removeprefix("digest."))
-        for heading, body in rest
+        for heading, body in sections
+        if body
     ]
     # the JSON form lists every PR: built only when read (the JSON renderer, the chart)
     build = partial(_data, stats, themes, trends, recs, profile, lang)
     # what a language model may word instead (only an edge with a model configured asks)
-    prose = partial(digest_parts, stats, profile, lang, layout, parts, partial(_key_prs, stats), pr_ref)
+    prose = partial(digest_parts, stats, profile, lang, layout, parts, partial(_quick_prs, stats), pr_ref)
     return Reply(
         command="digest", title=title, blocks=blocks, sections=parts, data_factory=build, prose=prose
     )

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from classify.models import ListedPR
 from classify.storylines import Theme
 from commands.locale import t
-from commands.locale.evidence import evidence_items
 from commands.locale.words import avg_text, join_list, tn
 from commands.report.phrases import average_phrase
 from commands.report.stats import DigestStats, module_tally
@@ -35,24 +34,36 @@ def top_modules(prs: list[ListedPR], label: LabelFn, lang: str, n: int = 3) -> s
     return join_list([label(m) for m, _ in module_tally(prs).most_common(n)], lang)
 
 
-def _packages(deps: list[ListedPR], lang: str) -> tuple[list[str], list[ListedPR]]:
-    """The upgraded packages by name (the risk section gives their versions), and the PRs
-    upgrading them: only what the evidence names with a version ("xgrammar 0.1 → 0.2") is a
-    package; a PR that only changed a requirements file names none (its file is no package)."""
+def _packages(deps: list[ListedPR], change: str) -> tuple[list[str], list[ListedPR]]:
+    """The packages ``deps`` upgrade (``change="→"``: "xgrammar 0.1 → 0.2") or remove
+    (``" removed"``) by name, and the PRs that do: only what the evidence names that way is a
+    package (a PR that only changed a requirements file names none); CI actions are left out."""
     names: list[str] = []
     prs: list[ListedPR] = []
     for s in deps:
         flag = s.cls.flag("dependency")
-        shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
+        evidence = flag.evidence[:2] if flag else []
         named = [
-            item.split(" ", 1)[0]
-            for item in shown[:2]
-            if "→" in item or item.endswith((" added", " removed"))
+            e.split(" ", 1)[0] for e in evidence if (change in e if change == "→" else e.endswith(change))
         ]
+        named = [name for name in named if not ci_action(name)]
         if named:
             prs.append(s)
         names += [name for name in named if name not in names]
     return names, prs
+
+
+def ci_action(name: str) -> bool:
+    """A GitHub Action (``actions/checkout``): ``owner/name``, unlike a package (an npm scope is
+    ``@scope/name``)."""
+    return "/" in name and not name.startswith("@")
+
+
+def _ci_only(s: ListedPR) -> bool:
+    """A dependency PR that upgrades CI actions and nothing else."""
+    flag = s.cls.flag("dependency")
+    upgrades = [e for e in (flag.evidence if flag else []) if "→" in e]
+    return bool(upgrades) and all(ci_action(e.split(" ", 1)[0]) for e in upgrades)
 
 
 def _refreshes_only(s: ListedPR) -> bool:
@@ -65,6 +76,23 @@ def _package_list(names: list[str], lang: str) -> str:
     if len(names) <= MAX_PACKAGES:
         return join_list(names, lang)
     return t(lang, "rec.dependency_others", names=join_list(names[:MAX_PACKAGES], lang, conjunction=False))
+
+
+def _dependency_recommendations(deps: list[ListedPR], lang: str, unit: str) -> list[Recommendation]:
+    """Test against what was upgraded; check nothing still needs what was removed (a removed
+    package is never "upgraded"); a lockfile refresh alone asks nothing of anyone."""
+    out: list[Recommendation] = []
+    names, named = _packages(deps, "→")
+    removed, removing = _packages(deps, " removed")
+    if names:
+        text = t(lang, "rec.dependency", deps=_package_list(names, lang))
+        out.append(Recommendation(text, named[:MAX_PACKAGES]))
+    elif not removed and not all(_refreshes_only(s) for s in deps):
+        out.append(Recommendation(tn(lang, "rec.dependency_unnamed", len(deps)), deps[:MAX_PACKAGES]))
+    if removed:
+        text = t(lang, "rec.dependency_removed", deps=_package_list(removed, lang), unit=unit)
+        out.append(Recommendation(text, removing[:MAX_PACKAGES]))
+    return out
 
 
 def recommendations(
@@ -94,14 +122,11 @@ def recommendations(
     breaking = stats.flagged("breaking")
     if breaking:
         out.append(Recommendation(tn(lang, "rec.breaking", len(breaking)), breaking[:MAX_PRS]))
-    deps = stats.flagged("dependency")
+    # a CI action (actions/checkout) runs the project's workflows, not the project: a release is
+    # never "tested against" it, so the recommendation is about the other upgrades only
+    deps = [s for s in stats.flagged("dependency") if not _ci_only(s)]
     if deps:
-        names, named = _packages(deps, lang)
-        if names:
-            text = t(lang, "rec.dependency", deps=_package_list(names, lang))
-            out.append(Recommendation(text, named[:MAX_PACKAGES]))
-        elif not all(_refreshes_only(s) for s in deps):  # a lockfile refresh alone asks nothing of anyone
-            out.append(Recommendation(tn(lang, "rec.dependency_unnamed", len(deps)), deps[:MAX_PACKAGES]))
+        out += _dependency_recommendations(deps, lang, unit)
     for theme in themes:
         if theme.kind == "burst":
             text = t(lang, "rec.burst", topic=theme.label(lang), n=len(theme.prs), unit=unit)

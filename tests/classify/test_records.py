@@ -40,7 +40,7 @@ def test_a_record_gets_the_defaults_and_utc_times() -> None:
         ({"repo": "nope"}, "repo: String should match pattern '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$'"),
         ({"additions": -3}, "additions: Input should be greater than or equal to 0"),
         ({"changed_files": -1}, "changed_files: Input should be greater than or equal to 0"),
-        ({"source": "web"}, "source: Input should be 'api', 'git' or 'import'"),
+        ({"source": "web"}, "source: Input should be 'api', 'git', 'import' or 'demo'"),
         ({"merged_at": "yesterday"}, "merged_at: Input should be a valid datetime"),
         ({"title": 5}, "title: Input should be a valid string"),
         (

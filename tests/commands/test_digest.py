@@ -11,7 +11,7 @@ from datetime import datetime
 import pytest
 
 from classify.periods import parse_period
-from commands.model import Heading
+from commands.model import BulletList, Heading, Table
 from commands.registry import Context
 from commands.render import render
 from tests.conftest import DEMO_NOW, RunFn
@@ -124,12 +124,34 @@ def test_highlights_and_key_prs_are_reported(run: RunFn) -> None:
     reply = run("digest", "2026-W19")
     assert reply.data["highlights"], "the demo week states measured effects"
     assert any("319%" in h["text"] for h in reply.data["highlights"])
-    key = set(reply.data["key_prs"])
+    key = reply.data["key_prs"]
     text = render(reply, "text")
+    # the top three in the lead, the next five in the quick view, numbered on: eight in rank order
+    top = text.split("Top key PRs")[1].split("Key changes this week")[0]
     quick = text.split("Key PR quick view")[1].split("Recommendations")[0]
-    items = [line for line in quick.splitlines() if re.match(r"^\d+\. ", line)]
-    shown = {int(re.search(r"\(#(\d+)\)$", line).group(1)) for line in items}  # type: ignore[union-attr]
-    assert len(items) == 8 and shown <= key
+    items = [line for part in (top, quick) for line in part.splitlines() if re.match(r"^\d+\. ", line)]
+    assert [int(line.split(".")[0]) for line in items] == list(range(1, 9))
+    shown = [int(re.search(r"\(#(\d+)\)$", line).group(1)) for line in items]  # type: ignore[union-attr]
+    assert shown == key[:8]
+
+
+def test_the_lead_holds_the_summary_top_storylines_and_top_key_prs(run: RunFn) -> None:
+    for lang, names in (("en", ("Top storylines", "Top key PRs")), ("zh", ("主要动向", "重点 PR"))):
+        reply = run("digest", "2026-W19", lang=lang)
+        headings = [b.text for b in reply.blocks if isinstance(b, Heading)]
+        assert headings == [EN_SECTIONS[0] if lang == "en" else ZH_SECTIONS[0], *names]
+        storylines, key_prs = [b for b in reply.blocks if isinstance(b, BulletList)]
+        themes = reply.data["themes"][:3]
+        assert [line.text.split(" — " if lang == "en" else "（")[0] for line in storylines.items] == [
+            th["title"] for th in themes
+        ]
+        assert [b.prs[0].number for b in key_prs.items] == reply.data["key_prs"][:3] and key_prs.ordered
+        assert all(" — " in b.text or "：" in b.text for b in key_prs.items)  # each with its one line
+        named = [p.number for block in (storylines, key_prs) for b in block.items for p in b.prs]
+        assert len(named) == len(set(named)) == 6  # no PR twice in the lead
+        # the comparison table went to the trends section of the thread
+        assert not any(isinstance(b, Table) for b in reply.blocks)
+        assert isinstance(reply.sections[1].blocks[1], Table)
 
 
 def test_recommendations_name_their_prs(run: RunFn) -> None:
@@ -188,7 +210,9 @@ def test_the_empty_period_hint_names_dates_and_week_in_one_time_zone(run: RunFn,
     """The demo's last PR is merged at 22:15 UTC on Sunday 2026-05-10: Monday 2026-05-11 in
     Berlin, so Berlin's hint must say 05-11 and 2026-W20 (it said 05-10 and W20)."""
     text = render(run("digest", "2025-W10", timezone=timezone), "text")
-    found = re.search(r"from (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2}); try `digest (\d{4})-W(\d{2})`", text)
+    found = re.search(
+        r"from (\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2}); try `prdigest digest (\d{4})-W(\d{2})`", text
+    )
     assert found, text
     last = datetime.fromisoformat(found.group(2)).date()
     year, week, _ = last.isocalendar()

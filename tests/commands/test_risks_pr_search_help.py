@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -214,7 +215,10 @@ def test_risks_all_is_an_overview_that_points_to_each_full_list(run: RunFn) -> N
     assert total > OVERVIEW_LISTED and len(shown) == OVERVIEW_LISTED  # the demo week has many
     pointer = groups[core][-1]
     assert isinstance(pointer, Paragraph)
-    assert f"{total - OVERVIEW_LISTED} more" in pointer.text and "`risks core-path 2026-W19`" in pointer.text
+    assert (
+        f"{total - OVERVIEW_LISTED} more" in pointer.text
+        and "`prdigest risks core-path 2026-W19`" in pointer.text
+    )
     # the full list and the JSON data keep every PR
     full = run("risks", "core-path", "2026-W19")
     assert sum(isinstance(b, PRItem) for b in full.blocks) == min(total, 100)
@@ -265,3 +269,71 @@ def test_risks_all_with_nothing_found_says_no_pr_raised_a_flag(run: RunFn) -> No
     assert "No PR merged in last 7 days raised a risk flag." in en and "all risk flags in" not in en
     zh = render(run("risks", "all", lang="zh", now=later), "text")
     assert "最近 7 天期间合并的 PR 都没有风险标记。" in zh
+
+
+RISKS_TYPED = {
+    "cli": ".venv/bin/prdigest risks {kind} {period}",
+    "slack": "/risks {kind} {period}",
+    "discord": "/risks kind:{kind} period:{period}",
+}
+MATCH_TYPED = {
+    "cli": ".venv/bin/prdigest digest last-week rocm kernel only",
+    "slack": "/digest last-week rocm kernel only",
+    "discord": "/digest period:last-week modules:rocm,kernel match:only",
+}
+
+
+@pytest.mark.parametrize("platform", ["cli", "slack", "discord"])
+def test_every_command_a_reply_names_is_typed_as_the_asker_types_it(demo_ctx: Context, platform: str) -> None:
+    """Hints carry the platform's own syntax — the program as invoked in a terminal, the slash in
+    chat, Discord's ``option:value`` — in every answer that names a command: the digest's details
+    and "more" pointers, the empty period's pointer to the cache's dates, errors."""
+    program = ".venv/bin/prdigest" if platform == "cli" else "prdigest"
+    inv = Invocation(command="digest", args=("2026-W19",), platform=platform, program=program, now=DEMO_NOW)
+    text = render(dispatch(inv, demo_ctx), "text")
+
+    def risks(kind: str) -> str:
+        return "`" + RISKS_TYPED[platform].format(kind=kind, period="2026-W19") + "`"
+
+    assert f"Details: {risks('all')} lists every flagged PR" in text
+    assert f"4 more ({risks('breaking')})" in text
+    empty = render(dispatch(replace(inv, command="risks", args=("core-path", "2025-W01")), demo_ctx), "text")
+    assert f"from 2026-03-30 to 2026-05-10; try {risks('core-path')}." in empty
+    bad = dispatch(replace(inv, args=("last-week", "only")), demo_ctx)  # "only" needs modules
+    assert bad.status == "usage" and MATCH_TYPED[platform] in bad.title
+    # the commands a chat user has no hand in stay the operator's `prdigest`
+    assert "prdigest" in dispatch(replace(inv, command="pr", args=("1",)), demo_ctx).title
+
+
+def test_search_pages_through_every_match_once_and_names_the_next_page(run: RunFn) -> None:
+    first = run("search", "fix", "2026-W19")
+    total = first.data["total"]
+    assert total > 2 * MAX_RESULTS  # three pages at least
+    seen: list[int] = []
+    page = 1
+    while True:
+        reply = run("search", "fix", "2026-W19", f"page={page}")
+        numbers = [p["number"] for p in reply.data["prs"]]
+        text = render(reply, "text")
+        if not numbers:
+            assert f"Page {page} is past the last page of matches" in text
+            break
+        seen += numbers
+        last = len(seen) == total
+        assert ("Next page: `prdigest search fix 2026-W19 --page " + str(page + 1)) in text or last
+        assert (f"{len(seen) - len(numbers) + 1}–{len(seen)} of {total}" in text) or page == 1
+        page += 1
+    assert len(seen) == len(set(seen)) == total
+    assert seen[:MAX_RESULTS] == [p["number"] for p in first.data["prs"]]  # page 1 is the default
+
+
+@pytest.mark.parametrize("word", ["page=0", "page=-1", "page=1001", "page=x", "page=", "page=٣"])
+def test_a_page_that_is_no_page_number_is_one_usage_line(run: RunFn, word: str) -> None:
+    reply = run("search", "fix", word)
+    assert reply.status == "usage" and "is not a page number" in reply.title and "\n" not in reply.title
+
+
+def test_search_without_a_period_pages_too(run: RunFn) -> None:
+    one, two = (run("search", "fix", f"page={n}").data["prs"] for n in (1, 2))
+    assert len(one) == len(two) == MAX_RESULTS
+    assert not {p["number"] for p in one} & {p["number"] for p in two}

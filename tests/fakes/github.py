@@ -2,8 +2,8 @@
 
 The real ``httpx`` client talks to it over a socket, so the tests cover the wire: headers, status
 codes, JSON bodies, dropped connections. Queries run against GitHub's published schema
-(``../shared/github/schema.graphql`` or ``PRDIGEST_GITHUB_SCHEMA``) with resolvers over in-memory
-PRs, and the server behaves like GitHub where it matters to a sync:
+(``../shared/github/schema.graphql`` or ``PRDIGEST_GITHUB_SCHEMA``), or without it against the part
+the fake serves, with resolvers over in-memory PRs, and the server behaves like GitHub where it matters to a sync:
 
 * auth: ``Authorization: bearer TOKEN`` (401 "Bad credentials" otherwise);
 * every connection needs ``first`` or ``last`` between 1 and 100;
@@ -15,8 +15,9 @@ PRs, and the server behaves like GitHub where it matters to a sync:
   primary-limit exhaustion, slow answers, truncated bodies, garbled JSON, GraphQL errors.
 
 Time comes from an injectable clock (``FakeClock``), shared with the client under test, so waits
-for resets and Retry-After take no real time. Without the schema file the fake cannot run;
-``require_schema`` skips the calling test with the reason.
+for resets and Retry-After take no real time. Without GitHub's schema file the fake executes
+against the part of it it serves (``github_served.graphql``, ``fake_schema``); only the tests that
+check query text against GitHub's own schema need the file (``require_schema`` skips them, saying why).
 """
 
 from __future__ import annotations
@@ -70,6 +71,16 @@ def load_schema() -> Any | None:
     return _build(str(path)) if path else None
 
 
+SERVED_SCHEMA = Path(__file__).with_name("github_served.graphql")
+
+
+def fake_schema() -> Any:
+    """The schema the fake executes queries against: GitHub's published one when it is present
+    (so a query prdigest sends is also checked against all of GitHub's rules), else the part of
+    it the fake serves (``github_served.graphql``) — the fake needs nothing outside the clone."""
+    return load_schema() or _build(str(SERVED_SCHEMA))
+
+
 def require_schema() -> Any:
     """The built schema, or skip the calling test saying why (the suite must pass without ../shared)."""
     schema = load_schema()
@@ -79,7 +90,7 @@ def require_schema() -> Any:
         where = os.environ.get(SCHEMA_ENV) or str(DEFAULT_SCHEMA)
         pytest.skip(
             f"GitHub GraphQL schema not found at {where} (set ${SCHEMA_ENV} or provide "
-            "../shared/github/schema.graphql); the fake GitHub executes queries against it"
+            "../shared/github/schema.graphql); this test checks query text against GitHub's own schema"
         )
     return schema
 

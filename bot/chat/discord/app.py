@@ -32,7 +32,7 @@ from bot.chat.discord.client import discord
 from bot.chat.discord.post import BASE_PERMISSIONS, THREAD_PERMISSIONS, DiscordPoster, nonce, to_embeds
 from bot.chat.discord.render import DiscordMessage, apology, render, render_notice, text_message
 from bot.chat.post import PostError
-from bot.chat.throttle import ChangeLimiter, refuse_if_busy
+from bot.chat.throttle import ChangeLimiter, charge, refuse_if_busy
 from bot.config.components import Runner
 from bot.config.settings import Settings
 from bot.prose.chat import stage
@@ -231,6 +231,7 @@ class Interactions:
         try:
             inv, refused = self.prepare(ix, req, inv)
             reply = refused or await self.runner.dispatch(inv)
+            charge(self.limiter, inv, reply)
             reply.lang = inv.lang
             staged = await stage(self.prose, reply)
             sent = await self.deliver(ix, staged.now, req, started)

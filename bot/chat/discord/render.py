@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.chat.pack import Budget, join_within, split_text
+from bot.chat.pack import Budget, join_within, outside_spans, split_text
 from bot.chat.pack import pack as pack_items
 from bot.chat.text import clean  # the one place control/bidi characters are stripped
 from commands.locale import t
@@ -120,7 +120,14 @@ def md_text(text: str, *, multiline: bool = False) -> str:
         ]
         pos = m.end()
     parts.append(_literal(text[pos:]))
-    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), "".join(parts))
+    return _LINE_START.sub(_escape_line_start, "".join(parts))
+
+
+def _escape_line_start(m: re.Match[str]) -> str:
+    """``\\#``, ``\\-``, ``\\>`` — but ``1\\.``: a backslash before a digit escapes nothing and
+    shows, so a numbered line keeps its number and escapes its dot."""
+    lead, mark = m.group(1), m.group(2)
+    return f"{lead}{mark[:-1]}\\." if mark.endswith(".") else f"{lead}\\{mark}"
 
 
 def plain(text: str) -> str:
@@ -154,14 +161,48 @@ def _safe_cut(text: str, limit: int) -> int:
     if cut < limit // 2:
         space = window.rfind(" ")
         cut = space if space >= limit // 2 else limit
-    start = text.rfind("[#", 0, cut)
-    if start != -1:
-        end = text.find(")", start)
-        if end >= cut and text.find("](", start) < cut + MAX_URL:
-            cut = start if start > 0 else cut
-    while 0 < cut < len(text) and text[cut - 1] == "\\":
-        cut -= 1
+    spans = _spans(text)
+    moved = -1
+    while moved != cut:  # each rule only moves the cut back: stop when none moves it
+        moved = cut
+        start = text.rfind("[#", 0, cut)
+        if start != -1:
+            end = text.find(")", start)
+            if end >= cut and text.find("](", start) < cut + MAX_URL:
+                cut = start if start > 0 else cut
+        while 0 < cut < len(text) and text[cut - 1] == "\\":
+            cut -= 1
+        cut = outside_spans(cut, spans)  # not inside our code span or bold
     return max(cut, 1)
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The code spans and bold (``**``) of our own making in markdown we wrote, as the indices
+    of their opening and closing markers: untrusted markers are backslash-escaped, and inside a
+    code span nothing is an escape and only its closing backtick counts."""
+    spans: list[tuple[int, int]] = []
+    code: int | None = None
+    bold: int | None = None
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if code is not None:
+            if ch == "`":
+                spans.append((code, i))
+                code = None
+        elif ch == "\\":
+            i += 1  # the escaped character is literal
+        elif ch == "`":
+            code = i
+        elif text.startswith("**", i):
+            if bold is None:
+                bold = i
+            else:
+                spans.append((bold, i + 1))
+                bold = None
+            i += 1
+        i += 1
+    return spans
 
 
 def split_md(text: str, limit: int) -> list[str]:
@@ -169,6 +210,22 @@ def split_md(text: str, limit: int) -> list[str]:
 
 
 # -- blocks → entries (text) and fields ---------------------------------------------------------
+
+
+class HeadingEntry(str):
+    """A heading's line: the same text, marked so that no split leaves it last in a description
+    (or an embed last in a message) with its content in the next."""
+
+    __slots__ = ()
+
+
+class HeadedEmbed(dict[str, Any]):
+    """An embed whose text ends with a heading whose content comes in the next embed (fields):
+    packing keeps the two in one message."""
+
+
+def _is_heading(entry: str) -> bool:
+    return isinstance(entry, HeadingEntry)
 
 
 @dataclass
@@ -223,7 +280,7 @@ def _runs(blocks: Sequence[Block], lang: str, attached: frozenset[str] = frozens
         elif isinstance(block, Heading):
             text = md_text(block.text)
             if text:
-                add("text", f"**{text}**")
+                add("text", HeadingEntry(f"**{text}**"))
         elif isinstance(block, Paragraph):
             body = md_text(block.text, multiline=True).strip()
             links = pr_links(block.prs)
@@ -231,7 +288,7 @@ def _runs(blocks: Sequence[Block], lang: str, attached: frozenset[str] = frozens
             if body:
                 add("text", body)
         elif isinstance(block, BulletList):
-            for i, item in enumerate(block.items, 1):
+            for i, item in enumerate(block.items, block.start):
                 marker = f"{i}\\." if block.ordered else "•"
                 links = pr_links(item.prs)
                 entry = f"{marker} {md_text(item.text)}"
@@ -272,7 +329,10 @@ def embeds_for(
         if run.kind == "text":
             pieces = [p for entry in run.items for p in split_md(entry, MAX_DESCRIPTION)]
             sep = "\n\n" if any("\n" in p for p in pieces) else "\n"
-            embeds.extend({"description": text} for text in join_within(pieces, MAX_DESCRIPTION, sep))
+            texts = join_within(pieces, MAX_DESCRIPTION, sep, keep_with_next=_is_heading)
+            embeds.extend({"description": text} for text in texts)
+            if pieces and _is_heading(pieces[-1]):  # its content is the fields that follow
+                embeds[-1] = HeadedEmbed(embeds[-1])
         else:
             for group in pack_items(run.items, FIELDS, lambda f: len(f["name"]) + len(f["value"])):
                 embeds.append({"fields": group})
@@ -280,7 +340,7 @@ def embeds_for(
     if head:
         if len(head) <= MAX_TITLE and (not embeds or embed_size(embeds[0]) + len(head) <= MAX_EMBED_TOTAL):
             embeds = embeds or [{}]
-            embeds[0] = {"title": head, **embeds[0]}
+            embeds[0] = type(embeds[0])({"title": head, **embeds[0]})
         else:  # a title too long for the title line opens the text instead, in bold, whole
             pieces = split_md(head, MAX_DESCRIPTION - 4)
             embeds[:0] = [{"description": f"**{piece}**"} for piece in pieces]
@@ -290,7 +350,7 @@ def embeds_for(
 
 
 def pack(embeds: Sequence[Embed], budget: Budget = MESSAGE) -> list[list[Embed]]:
-    return pack_items(embeds, budget, embed_size)
+    return pack_items(embeds, budget, embed_size, lambda e: isinstance(e, HeadedEmbed))
 
 
 def _pointer(n: int, lang: str) -> str:

@@ -31,7 +31,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.chat.post import PostError, PostResult
 from bot.chat.slack.post import SlackPoster
 from bot.chat.slack.render import SlackMessage, apology, escape, mrkdwn_text, render, render_notice, section
-from bot.chat.throttle import ChangeLimiter, refuse_if_busy
+from bot.chat.throttle import ChangeLimiter, charge, refuse_if_busy
 from bot.config.components import Runner
 from bot.config.settings import Settings
 from bot.prose.chat import stage
@@ -326,6 +326,7 @@ def build_app(
                 inv, client=client, poster=poster, settings=settings, limiter=limiter
             )
             reply = refused or await runner.dispatch(inv)
+            charge(limiter, inv, reply)
             reply.lang = lang
             public = "public" in reply.flags
             staged = await stage(writer, reply)

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.chat.pack import Budget, join_within, split_text
+from bot.chat.pack import Budget, join_within, outside_spans, split_text
 from bot.chat.pack import pack as pack_items
 from bot.chat.text import clean
 from commands.locale import t
@@ -158,20 +158,47 @@ def _safe_cut(text: str, limit: int) -> int:
     if cut < limit // 2:
         space = window.rfind(" ")
         cut = space if space >= limit // 2 else limit
-    # not between a marker and its zero-width spaces
-    while 0 < cut < len(text) and (text[cut] == ZWSP or (text[cut - 1] == ZWSP and text[cut] in "*_~`")):
-        cut -= 1
-    # not inside a link
-    lt = text.rfind("<", 0, cut)
-    if lt != -1 and text.find(">", lt) >= cut:
-        cut = lt
-    cut = _outside_entity(text, cut)
+    spans = _spans(text)
+    moved = -1
+    while moved != cut:  # each rule only moves the cut back: stop when none moves it
+        moved = cut
+        # not between a marker and its zero-width spaces
+        while 0 < cut < len(text) and (text[cut] == ZWSP or (text[cut - 1] == ZWSP and text[cut] in "*_~`")):
+            cut -= 1
+        # not inside a link
+        lt = text.rfind("<", 0, cut)
+        if lt != -1 and text.find(">", lt) >= cut:
+            cut = lt
+        # not inside our code span or bold: each piece keeps its markers paired
+        cut = outside_spans(cut, spans)
+        cut = _outside_entity(text, cut)
     if cut <= 0:
         # No safe point at all in the window (an entity, then markers wrapped in zero-width
         # spaces up to the limit): cut at the limit, still never inside an entity; splitting a
         # marker from its invisible space only costs its protection at the piece's edge.
         cut = _outside_entity(text, limit)
     return max(cut, 1)
+
+
+def _wrapped(text: str, i: int) -> bool:
+    """Whether the marker at ``i`` is an escaped one (a zero-width space on each side)."""
+    return 0 < i < len(text) - 1 and text[i - 1] == ZWSP and text[i + 1] == ZWSP
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The code spans and bold of our own making in mrkdwn we wrote, as the indices of their
+    opening and closing markers (untrusted markers are wrapped in zero-width spaces; inside a
+    code span only its closing backtick counts)."""
+    spans: list[tuple[int, int]] = []
+    opened: dict[str, int] = {}
+    for i, ch in enumerate(text):
+        if ch not in "`*" or _wrapped(text, i) or ("`" in opened and ch != "`"):
+            continue
+        if ch in opened:
+            spans.append((opened.pop(ch), i))
+        else:
+            opened[ch] = i
+    return spans
 
 
 def _outside_entity(text: str, cut: int) -> int:
@@ -222,13 +249,23 @@ def _packed_sections(entries: Iterable[str], sep: str = "\n") -> list[SlackBlock
     return [section(text) for text in join_within(pieces, MAX_SECTION_CHARS, sep)]
 
 
+class HeadingBlock(dict[str, Any]):
+    """A block that shows a heading: the same JSON as any block, marked so that packing never
+    leaves it at the bottom of a message with its content in the next."""
+
+
 def _heading(block: Heading) -> list[SlackBlock]:
     text = plain_text(block.text)
     if not text:
         return []
     if block.level <= 2 and len(text) <= MAX_HEADER_CHARS:
-        return [header(text)]
-    return _sections(f"*{mrkdwn_text(text)}*" if len(text) < MAX_SECTION_CHARS - 2 else mrkdwn_text(text))
+        return [HeadingBlock(header(text))]
+    return [
+        HeadingBlock(b)
+        for b in _sections(
+            f"*{mrkdwn_text(text)}*" if len(text) < MAX_SECTION_CHARS - 2 else mrkdwn_text(text)
+        )
+    ]
 
 
 def _paragraph(block: Paragraph) -> list[SlackBlock]:
@@ -240,7 +277,7 @@ def _paragraph(block: Paragraph) -> list[SlackBlock]:
 
 def _bullets(block: BulletList) -> list[SlackBlock]:
     entries = []
-    for i, item in enumerate(block.items, 1):
+    for i, item in enumerate(block.items, block.start):
         marker = f"{i}." if block.ordered else "•"
         text = mrkdwn_text(item.text)
         links = pr_links(item.prs)
@@ -365,7 +402,7 @@ def _measure(block: SlackBlock) -> int:
 
 def pack(blocks: Sequence[SlackBlock], budget: Budget = MESSAGE) -> list[list[SlackBlock]]:
     """Blocks packed into messages within ``budget`` (the shared packer, Slack's measure)."""
-    messages = pack_items(blocks, budget, _measure)
+    messages = pack_items(blocks, budget, _measure, lambda b: isinstance(b, HeadingBlock))
     # a divider that would open or close a message is noise
     cleaned = [
         [b for i, b in enumerate(m) if not (b["type"] == "divider" and i in (0, len(m) - 1))]

@@ -44,7 +44,7 @@ class Leftovers:
     """What a cache at the demo's path holds beyond the bundled PRs (see ``leftovers``)."""
 
     prs: int  # PRs that are not the bundle's (another number, title or repository)
-    demo_only: bool  # nothing but the demo repository's PRs, never synced: an older demo's cache
+    demo_only: bool  # every PR in the cache came from a demo load: an older demo's cache
 
 
 def leftovers(path: Path) -> Leftovers | None:
@@ -53,7 +53,8 @@ def leftovers(path: Path) -> Leftovers | None:
     no readable cache (the store reports that when it opens it).
 
     Read only, before the demo writes: the demo must neither mix its fictional PRs into a real
-    cache nor print a week in which an older demo's PRs are counted twice."""
+    cache nor print a week in which an older demo's PRs are counted twice. A cache is the demo's to
+    replace only when every PR in it came from a demo load (``source = 'demo'``)."""
     import sqlite3
 
     from storage.db import open_reader  # read only, and nothing migrated: this is no prdigest cache yet
@@ -63,8 +64,7 @@ def leftovers(path: Path) -> Leftovers | None:
     except sqlite3.Error:
         return None
     try:
-        rows = conn.execute("SELECT repo, number, title FROM prs").fetchall()
-        synced = conn.execute("SELECT 1 FROM sync_state LIMIT 1").fetchone() is not None
+        rows = conn.execute("SELECT repo, number, title, source FROM prs").fetchall()
     except sqlite3.Error:
         return None
     finally:
@@ -73,4 +73,5 @@ def leftovers(path: Path) -> Leftovers | None:
     extra = [row for row in rows if (row[0], row[1], row[2]) not in keys]
     if not extra:
         return None
-    return Leftovers(len(extra), not synced and {row[0] for row in rows} <= {DEMO_REPO})
+    # only a load of the bundle writes "demo": a synced, imported or git-read PR is the user's
+    return Leftovers(len(extra), all(row[3] == "demo" for row in rows))

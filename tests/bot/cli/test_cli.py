@@ -82,10 +82,36 @@ def test_the_demo_refuses_to_mix_its_prs_into_a_real_cache(tmp_path: Path) -> No
     assert cli("import", str(records), "--db", "real.db", cwd=tmp_path).returncode == 0
     before = (tmp_path / "real.db").read_bytes()
     assert_one_line_usage(
-        cli("demo", "--db", "real.db", cwd=tmp_path), "real.db", "not the bundled demo", "--db"
+        cli("demo", "--db", "real.db", cwd=tmp_path), "real.db", "no demo load put there", "--db"
     )
     assert (tmp_path / "real.db").read_bytes() == before
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".bak")]
+
+
+@pytest.mark.parametrize("how", ["imported", "mixed"])
+def test_a_cache_of_the_demos_own_repository_that_no_demo_made_is_refused(tmp_path: Path, how: str) -> None:
+    """`prdigest import my.jsonl --db x.db && prdigest demo --db x.db`: the user's PRs of
+    vllm-project/vllm, never synced, are no older demo — and neither is a demo cache into which
+    the user imported one PR of their own. One line, exit 2, nothing moved or changed."""
+    record = {
+        "repo": "vllm-project/vllm",
+        "number": 7,
+        "title": "Fix the scheduler",
+        "merged_at": "2026-05-02T10:00:00Z",
+        "files": [{"path": "vllm/core/scheduler.py", "additions": 3, "deletions": 1}],
+    }
+    (tmp_path / "my.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    if how == "mixed":
+        assert cli("demo", "--db", "x.db", cwd=tmp_path).returncode == 0
+    assert cli("import", "my.jsonl", "--db", "x.db", cwd=tmp_path).returncode == 0
+
+    def files() -> dict[str, bytes]:  # a reader may add SQLite's -wal/-shm beside the cache
+        return {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))}
+
+    before = files()
+    result = cli("demo", "--db", "x.db", cwd=tmp_path)
+    assert_one_line_usage(result, "x.db", "no demo load put there", "--db")
+    assert files() == before
 
 
 def test_commands_on_the_demo_cache(demo_db: Path) -> None:

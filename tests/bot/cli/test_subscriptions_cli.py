@@ -126,7 +126,12 @@ def test_deliver_dry_run_then_for_real_exactly_once(demo_db: Path, slack: FakeSl
     leads = [c for c in slack.calls_to("chat.postMessage") if not c.params.get("thread_ts")]
     assert len(leads) == 1
     ledger = cli("deliveries", "--db", db)
-    assert "#1 2026-05-04 posted" in ledger.stdout
+    header, row = ledger.stdout.strip().splitlines()
+    assert header.split()[:5] == ["id", "sub", "week", "of", "state"] and row.split()[1:4] == [
+        "#1",
+        "2026-05-04",
+        "posted",
+    ]
 
 
 def test_a_failed_delivery_is_shown_and_can_be_retried(demo_db: Path, slack: FakeSlack) -> None:

@@ -176,12 +176,12 @@ def test_next_wake_is_the_earliest_due_time_or_the_recheck(demo_db: Path) -> Non
 
 
 def test_serve_syncs_each_repository_periodically(tmp_path: Path, slack: FakeSlack) -> None:
-    from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, make_prs, require_schema
+    from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, fake_schema, make_prs
 
     db = tmp_path / "cache.db"
     connect(db, create=True).conn.close()
     end = datetime.now(UTC).replace(microsecond=0)
-    with FakeGitHub(require_schema(), clock=FakeClock(start=time.time())) as github:
+    with FakeGitHub(fake_schema(), clock=FakeClock(start=time.time())) as github:
         github.add_prs("octo/repo", make_prs(5, end - timedelta(days=3), end))
         served = Served(
             db,

@@ -609,13 +609,14 @@ def test_a_chart_whose_lead_may_have_landed_is_kept(
 
 
 def _slow_post_race(demo_db: Path, profile: Profile, slack: FakeSlack) -> tuple[Outcome, list[str], int]:
-    """One run posts while every Slack call takes 1 s (the post: 4 calls, ~4 s, twice the 2 s
-    lease); a second process, on the same clock, runs every half second meanwhile."""
+    """One run posts while every Slack call takes 2 s (the post: 4 calls, ~8 s, twice the 4 s
+    lease; renewed every third of it, which leaves a loaded machine more than a second to spare);
+    a second process, on the same clock, runs every half second meanwhile."""
     import threading
     import time
 
-    slack.latency = 1.0
-    lease = timedelta(seconds=2)
+    slack.latency = 2.0
+    lease = timedelta(seconds=4)
     first = Harness(demo_db, profile, slack, owner="slow")
     first.deliverer.lease = lease
     started = time.monotonic()
@@ -625,7 +626,7 @@ def _slow_post_race(demo_db: Path, profile: Profile, slack: FakeSlack) -> tuple[
 
     def second_process() -> None:
         # the race under test starts once the slow run is posting (its messages stored with its
-        # claim): building the digest and its chart may itself outlast the 2 s lease on a loaded
+        # claim): building the digest and its chart may itself outlast the 4 s lease on a loaded
         # machine, and a claim taken over before anything was stored is rightly given up
         watcher = connect(demo_db)  # this thread's own connection, as a second process has
 

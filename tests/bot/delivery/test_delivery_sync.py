@@ -23,7 +23,7 @@ from classify.schedule import first_anchor, owed
 from storage.db import connect
 from storage.prs import PRStore
 from storage.subscriptions import Subscription, SubscriptionStore
-from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, make_prs, require_schema
+from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, fake_schema, make_prs
 from tests.fakes.slack import BOT_TOKEN, FakeSlack
 
 REPO = "octo/repo"
@@ -92,7 +92,7 @@ def test_the_digest_syncs_first_and_includes_what_was_just_merged(
     tmp_path: Path, profile: Profile, slack: FakeSlack
 ) -> None:
     db, _, now, start, end = setup(tmp_path)
-    with FakeGitHub(require_schema(), clock=FakeClock(start=time.time())) as github:
+    with FakeGitHub(fake_schema(), clock=FakeClock(start=time.time())) as github:
         github.add_prs(REPO, make_prs(6, start, end))
         [outcome] = run(db, profile, slack, now, github.url, TOKEN)
         assert len(github.log) >= 1
@@ -125,7 +125,7 @@ def test_github_down_still_posts_with_a_fixed_note_and_no_error_text(
     tmp_path: Path, demo_db: Path, profile: Profile, slack: FakeSlack
 ) -> None:
     db, _, now, _, _ = setup(tmp_path, demo_db, "vllm-project/vllm")
-    with FakeGitHub(require_schema(), clock=FakeClock(start=time.time())) as github:
+    with FakeGitHub(fake_schema(), clock=FakeClock(start=time.time())) as github:
         github.inject("502", times=20)
         [outcome] = run(db, profile, slack, now, github.url, TOKEN)
     assert outcome.state == "posted"

@@ -222,5 +222,6 @@ def test_serve_logging_keeps_its_own_lines_and_drops_the_schedulers_routine_ones
             logging.getLogger(name).setLevel(logging.NOTSET)
     text = stream.getvalue()
     assert "Running job" not in text and "executed successfully" not in text
+    assert "Added job" not in text and "Scheduler started" not in text  # at every start and re-arm
     assert "INFO bot.delivery.clock: delivery: posted" in text
     assert "WARNING apscheduler.executors.default: Run time of job was missed" in text

@@ -16,7 +16,7 @@ from bot.ingest.sync import Classifier, classifier_for
 from classify.rules import load_profile
 from storage.db import connect
 from storage.prs import PRStore
-from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, require_schema
+from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, fake_schema
 
 REPO = "vllm-project/vllm"
 # A fixed "now": Monday 2026-05-11 00:00 UTC; the synced week is the one before it.
@@ -30,7 +30,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def fake(clock: FakeClock) -> Iterator[FakeGitHub]:
-    schema = require_schema()
+    schema = fake_schema()
     with FakeGitHub(schema, clock=clock) as server:
         yield server
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from storage.db import connect
-from tests.fakes.github import ROOT, TOKEN, FakeClock, FakeGitHub, make_prs, require_schema
+from tests.fakes.github import ROOT, TOKEN, FakeClock, FakeGitHub, fake_schema, make_prs
 
 from .helpers import assert_same_rows
 
@@ -74,7 +74,7 @@ def _run_killed_at(fake: FakeGitHub, db: Path, env: dict[str, str], cwd: Path, r
 
 
 def test_kill_9_mid_sync_then_rerun_matches_a_clean_run(tmp_path: Path) -> None:
-    schema = require_schema()
+    schema = fake_schema()
     prs = make_prs(640, SINCE, UNTIL, big={10: 160, 333: 260, 600: 120}, unmerged=4)
     with FakeGitHub(schema, clock=FakeClock(start=time.time()), delay=0.05) as fake:
         fake.add_prs(REPO, prs)

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from tests.bot.cli.test_cli import cli
-from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, make_prs, require_schema
+from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, fake_schema, make_prs
 
 REPO = "octo/repo"
 
 
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
-    with FakeGitHub(require_schema(), clock=FakeClock(start=time.time())) as server:
+    with FakeGitHub(fake_schema(), clock=FakeClock(start=time.time())) as server:
         yield server
 
 

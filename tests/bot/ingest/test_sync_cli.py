@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from bot.cli.sync import Display, main, parse_duration, parse_when, sync
 from bot.ingest.sync import Progress
-from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, make_prs, require_schema
+from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, fake_schema, make_prs
 
 from .gitrepo import GitRepo
 
@@ -23,7 +23,7 @@ REPO = "octo/repo"
 @pytest.fixture
 def live() -> Iterator[FakeGitHub]:
     """A fake whose clock is the real one: the command sleeps for real, so tests avoid long waits."""
-    schema = require_schema()
+    schema = fake_schema()
     with FakeGitHub(schema, clock=FakeClock(start=time.time())) as server:
         yield server
 

@@ -17,7 +17,7 @@ from bot.cli.main import cli
 from bot.config.settings import ConfigError, load_settings
 from tests.bot.chat.discord.test_discord_app import CALLBACK, FOLLOWUP, discord_settings
 from tests.bot.chat.slack.conftest import slack_settings
-from tests.fakes.discord import APP_ID, GUILD_ID, TOKEN, FakeDiscord, Perm, discord_error
+from tests.fakes.discord import APP_ID, CHANNEL_ID, GUILD_ID, TOKEN, FakeDiscord, Perm, discord_error
 from tests.fakes.host import RunningHost
 from tests.fakes.slack import FakeSlack
 
@@ -180,3 +180,22 @@ def test_the_url_settings_alone_point_discordpy_at_the_server(
             fake.wait(lambda: fake.frames_where(t="GUILD_CREATE"), what="a gateway session via the setting")
         assert [c.route for c in fake.calls[:2]] == ["GET /users/@me", "GET /oauth2/applications/@me"]
         assert fake.connections[0].path == "/gateway"
+
+
+def test_a_rejected_token_exits_2_everywhere(fake: FakeDiscord, demo_db: Path) -> None:
+    """A wrong token is a setting to fix: exit 2 from `discord sync-commands`, from `serve` (the
+    tests above) and from `--post` on either platform, never 1 ("the platform failed")."""
+    from tests.bot.cli.test_cli import cli as run_cli
+
+    env = {"PRDIGEST_DISCORD_API_URL": fake.api_url, "PRDIGEST_DISCORD_GATEWAY_URL": fake.gateway_url}
+    posted = run_cli(
+        "digest", "2026-W19", "--db", str(demo_db), "--post", f"discord:{CHANNEL_ID}",
+        env={**env, "DISCORD_BOT_TOKEN": "wrong"},
+    )  # fmt: skip
+    assert posted.returncode == 2, posted.stderr
+    assert "rejected DISCORD_BOT_TOKEN" in posted.stderr and len(posted.stderr.strip().splitlines()) == 1
+    with FakeSlack() as slack:
+        senv = {"SLACK_BOT_TOKEN": "xoxb-wrong", "PRDIGEST_SLACK_API_URL": slack.api_url}
+        refused = run_cli("digest", "2026-W19", "--db", str(demo_db), "--post", "slack:C0TEAM", env=senv)
+    assert refused.returncode == 2, refused.stderr
+    assert "invalid_auth" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1

@@ -181,6 +181,15 @@ def test_subscription_changes_are_rate_limited_per_user_politely(fake: FakeDisco
     assert len(stored(db)) == 6 and "#6" in listed
 
 
+def test_mistyped_subscriptions_do_not_count_toward_the_rate_limit(fake: FakeDiscord, db: Path) -> None:
+    with host(fake, db, prdigest_admins=USER_ID):
+        for _ in range(8):  # more than the burst of five: each stores nothing, so costs nothing
+            assert "Mars/Olympus" in command(fake, "subscribe", {"tz": "Mars/Olympus"}, user_id=USER_ID)
+        answers = [command(fake, "subscribe", {"layout": "single"}, user_id=USER_ID) for _ in range(5)]
+        assert all("Subscribed" in a for a in answers), answers
+    assert len(stored(db)) == 5
+
+
 def test_a_discord_only_serve_runs_the_scheduler_and_delivers(fake: FakeDiscord, db: Path) -> None:
     sub = discord_sub(db)
     assert sub.id is not None

@@ -22,7 +22,7 @@ from bot.chat.fetch_limit import FetchLimits
 from bot.host.runner import CommandRunner
 from bot.host.serve import context_factory
 from tests.bot.chat.slack.conftest import REPO, WEEK, slack_settings
-from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, make_prs, require_schema
+from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, fake_schema, make_prs
 from tests.fakes.slack import FakeSlack, Posted, RunningApp, signed_headers, slash_body
 from tests.fakes.sockets import HangingServer
 
@@ -104,7 +104,7 @@ def test_on_demand_fetches_are_limited_per_user_and_in_total(slack: FakeSlack, o
     """Defect 1: fetches were unlimited. Now at most `per_user` per user and `total` overall in a
     window; a refused fetch never reaches GitHub; a fetched PR of a second configured repository
     does not change which repository the other commands answer for."""
-    schema = require_schema()
+    schema = fake_schema()
     end = datetime.now(UTC).replace(microsecond=0)
     extra = make_prs(4, end - timedelta(days=3), end, first_number=500)
     with FakeGitHub(schema, clock=FakeClock(start=time.time())) as github:

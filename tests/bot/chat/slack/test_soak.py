@@ -25,7 +25,7 @@ from classify.records import pr_json
 from tests.bot.chat.slack.conftest import make_prs as chat_prs
 from tests.bot.chat.slack.conftest import slack_settings
 from tests.bot.cli.test_cli import cli
-from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, require_schema
+from tests.fakes.github import TOKEN, FakeClock, FakeGitHub, fake_schema
 from tests.fakes.github import make_prs as github_prs
 from tests.fakes.slack import FakeSlack, RunningApp, signed_headers, slash_body
 
@@ -66,7 +66,7 @@ def write(db: Path, github: FakeGitHub, import_file: Path, since: str) -> None:
 
 
 def test_chat_answers_never_fail_while_sync_import_and_reclassify_write(tmp_path: Path) -> None:
-    schema = require_schema()
+    schema = fake_schema()
     base = tmp_path / "base.db"
     assert cli("import", str(demo_data_path()), "--db", str(base)).returncode == 0
     with sqlite3.connect(base) as conn:
