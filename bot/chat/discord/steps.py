@@ -74,6 +74,11 @@ class DiscordSteps(DiscordPoster):
         self.settle = 2 * self.timeout
         self._targets: dict[tuple[str, bool], tuple[Any, bool]] = {}
         self._threads: dict[str, Any] = {}
+        self._login = asyncio.Lock()  # deliveries to several channels at once log in once
+
+    async def _client(self) -> Any:
+        async with self._login:
+            return await super()._client()
 
     # -- rendering, once -------------------------------------------------------------------
 
@@ -99,6 +104,18 @@ class DiscordSteps(DiscordPoster):
             )
             out.append(Step(step_key, body, small))
         return out
+
+    def keyed(self, steps: Sequence[Step], *, key: str, repo: str) -> list[Step]:
+        """The steps with this delivery's key in the first embed's URL (of the smaller layout too)."""
+
+        def rekeyed(body: dict[str, Any] | None, step: str) -> dict[str, Any] | None:
+            if body is None or not body.get("embeds"):
+                return body
+            embeds = [dict(e) for e in body["embeds"]]
+            embeds[0]["url"] = step_url(repo, key, step)
+            return {**body, "embeds": embeds}
+
+        return [Step(s.key, rekeyed(s.body, s.key) or s.body, rekeyed(s.fallback, s.key)) for s in steps]
 
     @staticmethod
     def _body(
