@@ -32,6 +32,7 @@ quiet-week line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
@@ -187,8 +188,13 @@ class Deliverer:
                 sub, due = job.item
                 return await self._deliver(sub, due, now, dry_run, opened=opened)
 
+            async def ready(job: Job[tuple[Subscription, Due]]) -> None:
+                await self._prefetch(*job.item, now)
+
             try:
-                await fan_out(jobs, work, limit=self.concurrency, results=done)
+                await fan_out(
+                    jobs, work, limit=self.concurrency, results=done, ready=None if dry_run else ready
+                )
             finally:
                 outcomes.extend(
                     p if isinstance(p, Outcome) else done[i]
@@ -202,6 +208,17 @@ class Deliverer:
             self._builds, self._synced = Once(), Once()  # nothing built outlives the run
             await self.close()
         return outcomes
+
+    async def _prefetch(self, sub: Subscription, due: Due, now: datetime) -> None:
+        """Build the digest a new period will post before its delivery takes one of the run's
+        places, so that deliveries whose digest is built post while others are still drawn. A
+        resumed delivery may have its messages stored already: it builds only if it must. What
+        goes wrong here goes wrong again, and is handled, when the delivery itself asks."""
+        if due.index < 0 or sub.platform in self._held:
+            return
+        with contextlib.suppress(Exception):
+            poster = self._poster(sub.platform)
+            await self._builds.get(content_key(sub, due), lambda: self._built(poster, sub, due, now))
 
     def _plan(
         self, subs: dict[int, Subscription], now: datetime, dry_run: bool

@@ -41,10 +41,13 @@ async def fan_out(
     *,
     limit: int,
     results: dict[int, R],
+    ready: Callable[[Job[T]], Awaitable[None]] | None = None,
 ) -> None:
     """Run ``work`` for every job as the module docstring says, each result into ``results``
-    under its job's index as soon as it is there. An exception (the cache cannot record anything
-    more) cancels what is still running and is raised; ``results`` keeps what finished."""
+    under its job's index as soon as it is there. ``ready`` is awaited first, before the job
+    takes one of the ``limit`` places (preparing it — building its digest — keeps no place from
+    a job that is ready to post). An exception (the cache cannot record anything more) cancels
+    what is still running and is raised; ``results`` keeps what finished."""
     lanes: dict[tuple[str, str], list[Job[T]]] = {}
     first: dict[str, int] = {}
     for job in sorted(jobs, key=lambda j: j.index):
@@ -58,6 +61,8 @@ async def fan_out(
             gate = gates[job.platform]
             if job.index != first[job.platform]:
                 await gate.wait()
+            if ready is not None:
+                await ready(job)
             async with slots:
                 try:
                     results[job.index] = await work(job, gate.set)

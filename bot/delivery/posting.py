@@ -259,5 +259,10 @@ class StepRun:
 
 def unused_uploads(lead: StoredStep, *, landed: bool) -> list[str]:
     """Uploads to delete: those the landed lead does not show, or all when the lead will not be
-    posted (a clear refusal, the window's end)."""
-    return [str(u["id"]) for u in lead.uploads if not u.get("gone") and not (landed and u.get("shown"))]
+    posted (a clear refusal, the window's end) — never one borrowed from another delivery, whose
+    own landed lead shows it."""
+    return [
+        str(u["id"])
+        for u in lead.uploads
+        if not u.get("gone") and not u.get("borrowed") and not (landed and u.get("shown"))
+    ]

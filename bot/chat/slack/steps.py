@@ -24,7 +24,9 @@ kept for the other methods.
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
@@ -124,6 +126,11 @@ def keyed(reply: Reply, messages: Sequence[SlackMessage], files: dict[str, str])
     return [k for part, n in zip(section_keys(reply), counts, strict=True) for k in part_keys(part, n)]
 
 
+def chart_key(f: Attachment) -> str:
+    """A chart by its name and bytes: two deliveries of one digest draw the same."""
+    return f"{f.name}:{hashlib.sha256(f.data).hexdigest()}"
+
+
 def with_files(blocks: list[dict[str, Any]], ids: dict[str, str]) -> list[dict[str, Any]] | None:
     """The stored blocks with each upload's real id; None when one of the files is missing."""
     out = copy.deepcopy(blocks)
@@ -156,6 +163,9 @@ class SlackSteps(SlackPoster):
         self.channels = Spacing(pace)
         self.rates = {method: Rate(q.per_second, q.burst) for method, q in workspace.items()}
         self.limited = 0  # 429s met on the paced methods (said in the log, counted for the bench)
+        # a chart's content → the id of its upload shown by a landed lead (None: it was not),
+        # pending while that lead is on its way
+        self._lent: dict[str, asyncio.Future[str | None]] = {}
 
     # -- rendering, once -------------------------------------------------------------------
 
@@ -195,25 +205,38 @@ class SlackSteps(SlackPoster):
     ) -> Landed:
         """Post one message (a reply into ``lead``'s thread); raises ``PostError``."""
         body = step.body
+        if not body.get("files"):
+            message = SlackMessage(text=body["text"], blocks=body.get("blocks") or [])
+            return Landed(await self._send(channel, message, lead, step_metadata(delivery, step.key)))
+        files, owned = files_from_json(body["files"]), list[str]()
         ids: dict[str, str] = {}
-        blocks: list[dict[str, Any]] | None = body.get("blocks") or []
-        if body.get("files"):
-            ids = await self.charts(files_from_json(body["files"]), list(uploads), on_uploads)
-            blocks = with_files(body["blocks"], ids)
-        message = SlackMessage(text=body["text"], blocks=blocks) if blocks is not None else None
-        if message is None:  # the chart did not go up: the digest goes without it
-            message = SlackMessage(text=body["plain"]["text"], blocks=body["plain"]["blocks"])
+        landed: Landed | None = None
+        try:
+            ids = await self.charts(files, list(uploads), on_uploads, owned)
+            landed = await self._lead(channel, step, ids, lead, delivery)
+            return landed
+        finally:
+            self._lend(owned, ids if landed else {}, files, landed.files if landed else ())
+
+    async def _lead(
+        self, channel: str, step: Step, ids: dict[str, str], lead: str | None, delivery: str
+    ) -> Landed:
+        """The lead with its charts (``ids``: name → uploaded file), or without them when one did
+        not go up or Slack refused it in the message."""
+        body = step.body
+        blocks = with_files(body["blocks"], ids)
+        plain = SlackMessage(text=body["plain"]["text"], blocks=body["plain"]["blocks"])
+        message = SlackMessage(text=body["text"], blocks=blocks) if blocks is not None else plain
         try:
             ts = await self._send(channel, message, lead, step_metadata(delivery, step.key))
         except PostError as exc:
-            if not ids or exc.code != "invalid_blocks" or exc.uncertain:
+            if message is plain or exc.code != "invalid_blocks" or exc.uncertain:
                 raise
             # Slack did not take the upload in the lead (still being processed, or deleted): a
             # clear refusal, so sending the lead without it cannot post it twice
             log.warning("slack refused the chart in the lead (%s); posting without it", exc.code)
-            plain = SlackMessage(text=body["plain"]["text"], blocks=body["plain"]["blocks"])
             return Landed(await self._send(channel, plain, lead, step_metadata(delivery, step.key)))
-        return Landed(ts, tuple(ids.values()) if message.blocks is blocks else ())
+        return Landed(ts, tuple(ids.values()) if message is not plain else ())
 
     async def _send(self, channel: str, message: SlackMessage, lead: str | None, meta: dict[str, Any]) -> str:
         kwargs = _kwargs(channel, message, lead)
@@ -272,11 +295,17 @@ class SlackSteps(SlackPoster):
     # -- the chart -----------------------------------------------------------------------------
 
     async def charts(
-        self, files: Sequence[Attachment], known: list[dict[str, Any]], on_uploads: OnUploads | None
+        self,
+        files: Sequence[Attachment],
+        known: list[dict[str, Any]],
+        on_uploads: OnUploads | None,
+        owns: list[str] | None = None,
     ) -> dict[str, str]:
         """name → file id for each file: a completed upload of an earlier attempt is reused; one
-        left half-way is deleted; otherwise the file is uploaded now. A file that cannot go up is
-        left out (logged): the digest matters more than its chart."""
+        left half-way is deleted; the same chart shown by a lead that landed in this run is
+        borrowed (``_borrow``); otherwise the file is uploaded now, and the charts this delivery
+        lends once its lead lands are added to ``owns``. A file that cannot go up is left out
+        (logged): the digest matters more than its chart."""
         out: dict[str, str] = {}
         for f in files:
             done = [u for u in known if u["name"] == f.name and u.get("complete") and not u.get("gone")]
@@ -286,10 +315,47 @@ class SlackSteps(SlackPoster):
             for stale in [u for u in known if u["name"] == f.name and not u.get("gone")]:
                 await self.delete_uploads([str(stale["id"])])
                 stale["gone"] = True
+            borrowed = await self._borrow(f, owns)
+            if borrowed is not None:
+                known.append({"id": borrowed, "name": f.name, "complete": True, "borrowed": True})
+                if on_uploads is not None:
+                    on_uploads(known)
+                out[f.name] = borrowed
+                continue
             file_id = await self._upload(f, known, on_uploads)
             if file_id is not None:
                 out[f.name] = file_id
         return out
+
+    async def _borrow(self, f: Attachment, owns: list[str] | None) -> str | None:
+        """The id of this very chart, uploaded by another delivery of this run and shown by its
+        lead that landed — waiting for that lead if it is on its way — or None: this delivery
+        uploads its own (and, when ``owns`` is given, lends it once its lead landed). A borrowed
+        upload is never deleted by the borrower (``unused_uploads``), and its owner keeps it: a
+        landed lead shows it. Many channels with the same digest then upload its chart once."""
+        key = chart_key(f)
+        lent = self._lent.get(key)
+        if lent is None:
+            if owns is not None:
+                self._lent[key] = asyncio.get_running_loop().create_future()
+                owns.append(key)
+            return None
+        file_id = await asyncio.shield(lent)
+        if file_id is None and self._lent.get(key) is lent:
+            del self._lent[key]  # its lead did not land with it: the next delivery uploads and lends
+        return file_id
+
+    def _lend(
+        self, owned: Sequence[str], ids: dict[str, str], files: Sequence[Attachment], shown: Sequence[str]
+    ) -> None:
+        """After the lead of ``owned`` charts was sent: lend those its landed message shows, tell
+        the others' waiters to upload their own."""
+        by_key = {chart_key(f): ids.get(f.name) for f in files}
+        for key in owned:
+            lent = self._lent.get(key)
+            if lent is not None and not lent.done():
+                file_id = by_key.get(key)
+                lent.set_result(file_id if file_id is not None and file_id in shown else None)
 
     async def _upload(
         self, f: Attachment, known: list[dict[str, Any]], on_uploads: OnUploads | None

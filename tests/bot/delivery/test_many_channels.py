@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +200,29 @@ def test_discord_channels_go_at_once_within_its_buckets_each_whole(demo_db: Path
             replies = [(key_of(m) or "").rsplit("/", 1) for m in fake.messages(lead["id"])]
             assert replies == [[delivery, k] for k in keys[delivery][1:]]
         assert not [c for c in fake.calls if c.status == 429]
+
+
+def _shown(lead: dict[str, Any]) -> list[str]:
+    return [b["slack_file"]["id"] for b in lead.get("blocks") or [] if b.get("type") == "image"]
+
+
+def test_channels_with_the_same_digest_show_one_upload_of_its_chart_that_none_deletes(
+    demo_db: Path, profile: Profile
+) -> None:
+    """The chart is uploaded once and lent to the other deliveries of the run once a lead shows it;
+    a delivery refused after borrowing it does not delete it from under the others' leads."""
+    with FakeSlack(limits=Limits()) as slack:
+        for channel in CHANNELS:
+            subscribe(demo_db, channel=channel)
+        slack.channel_errors[CHANNELS[2]] = "channel_not_found"
+        outcomes = run(demo_db, profile, slack_posters(slack))
+        assert [o.state for o in outcomes] == ["posted", "posted", "failed", "posted"], outcomes
+        [upload] = slack.uploads.values()
+        assert upload.completed and not upload.deleted and slack.calls_to("files.delete") == []
+        for channel in (CHANNELS[0], CHANNELS[1], CHANNELS[3]):
+            assert _shown(slack.leads_in(channel)[0]) == [upload.id]
+            slack_whole(slack, demo_db, channel)
+        refused = DeliveryStore(connect(demo_db)).find(3, DUE.date() - timedelta(days=7))
+        assert refused is not None
+        [lead] = StepStore(connect(demo_db)).for_delivery(refused.id)[:1]
+        assert [(u["id"], u.get("borrowed")) for u in lead.uploads] == [(upload.id, True)]
