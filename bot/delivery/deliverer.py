@@ -386,9 +386,13 @@ class Deliverer:
             return Built(failed=reply.title)
         if reply is None:
             return Built(silent=True)
-        reply = await self.worded(sub, reply)
-        # matplotlib draws in its own thread, one chart at a time: the posts go on meanwhile
-        reply = await asyncio.get_running_loop().run_in_executor(_CHARTS, charted, reply)
+        worded = await self.worded(sub, reply)
+        # the chart is drawn off the loop — on serve's worker, else in the chart thread (matplotlib:
+        # one chart at a time) — so the posts and the chat front ends go on meanwhile
+        if self.worker is not None:
+            reply = await self._work(lambda _: charted(worded))
+        else:
+            reply = await asyncio.get_running_loop().run_in_executor(_CHARTS, charted, worded)
         reply = self.laid_out(reply, sub, chart=False)
         words = " ".join(digest_words(sub, due.period_word))
         rendered = poster.steps(reply, key="", repo=sub.repo, smaller=smaller(reply, sub, words))
