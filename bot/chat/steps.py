@@ -56,6 +56,11 @@ class StepPoster(Protocol):
 
     def steps(self, reply: Reply, *, key: str, repo: str, smaller: Reply | None = None) -> list[Step]: ...
 
+    def keyed(self, steps: Sequence[Step], *, key: str, repo: str) -> list[Step]:
+        """``steps`` rendered with another delivery key (``""`` when shared by every delivery of
+        one digest, ``bot.delivery.builds``) as ``steps(…, key=key)`` would have rendered them."""
+        ...
+
     async def send_step(
         self,
         channel: str,

@@ -13,6 +13,10 @@ One run (``Deliverer.run(now)``, used by ``prdigest deliver`` and the scheduler 
    every message keyed by its section, looked for before it is sent again). A period past the
    window is recorded as skipped, with the reason, and logged.
 
+Different channels are delivered to at the same time, each channel's deliveries in order
+(``bot.delivery.lanes``; the posters keep the platforms' limits, ``bot.chat.pacing``), and
+subscriptions asking for the same digest share one build of it (``bot.delivery.builds``).
+
 Outcomes: ``posted`` only when every message landed. When the lead landed and a reply did not,
 ``partial`` names what is missing and why; a transient cause is resumed by a later run (from the
 stored messages, never a rebuilt digest) until the catch-up window ends, when the row stays
@@ -28,18 +32,22 @@ quiet-week line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from bot.chat.steps import Step, StepPoster
+from bot.chat.steps import StepPoster
 from bot.config.settings import ConfigError
+from bot.delivery.builds import Built, Once, content_key
+from bot.delivery.lanes import Job, Opened, fan_out
 from bot.delivery.posting import ATTEMPTS, MAX_WAIT, LostClaim, Progress, StepRun, Stop, unused_uploads
 from classify.rules import Profile
 from commands.invocations import digest_words, subscription_digest
@@ -67,6 +75,9 @@ PosterFactory = Callable[[str], StepPoster]
 Refresh = Callable[[str], Awaitable[str | None]]
 
 BACKOFF = (2.0, 8.0)  # seconds before the 2nd and 3rd send of a step
+# channels delivered to at once: enough to keep Slack's workspace rate busy (10 messages a
+# second) while each channel waits its second between messages and its chart's upload
+CONCURRENCY = 64
 RETRY_LATER = timedelta(minutes=15)  # a delivery that kept failing transiently is resumed after this
 AUTH_CODES = frozenset(
     {"invalid_auth", "not_authed", "token_revoked", "token_expired", "account_inactive", "401"}
@@ -151,10 +162,13 @@ class Deliverer:
     worker: Worker | None = None  # where the digest is built and drawn (None: here, on this loop)
     sleep: Sleep = asyncio.sleep
     backoff: Sequence[float] = BACKOFF
+    concurrency: int = CONCURRENCY
     _open: dict[str, StepPoster] = field(default_factory=dict, init=False)
     _held: dict[str, str] = field(default_factory=dict, init=False)
     _started: float = field(default_factory=time.monotonic, init=False)
     _titles: dict[int, str] = field(default_factory=dict, init=False)  # delivery id → digest title
+    _builds: Once[tuple[object, ...], Built] = field(default_factory=Once, init=False)
+    _synced: Once[str, str | None] = field(default_factory=Once, init=False)  # repo → refresh()
 
     @property
     def subscriptions(self) -> SubscriptionStore:
@@ -165,34 +179,74 @@ class Deliverer:
         return DeliveryStore(self.db)
 
     async def run(self, now: datetime, *, dry_run: bool = False) -> list[Outcome]:
-        """Deliver everything due at ``now`` once (resumptions first, then new periods). A storage
-        fault ends the run with an ``error`` outcome naming it (nothing more can be recorded)."""
+        """Deliver everything due at ``now`` once (resumptions first, then new periods; outcomes
+        in that order). A storage fault ends the run with an ``error`` outcome naming it (nothing
+        more can be recorded)."""
         self._started = time.monotonic()
+        self._builds, self._synced = Once(), Once()
         outcomes: list[Outcome] = []
         try:
             subs = {s.id: s for s in self.subscriptions.all() if s.id is not None}
             outcomes.extend(self._pending(subs, now))
-            for stale in self.ledger.expired_claims(now):
-                sub = subs.get(stale.subscription_id)
-                if sub is None or sub.paused:
-                    continue
-                due = Due(-1, stale.period_start, stale.period_end, stale.due_at)
-                outcomes.append(await self._deliver(sub, due, now, dry_run))
-            for sub in subs.values():
-                assert sub.id is not None
-                for due, verdict in owed(sub, now, self.catchup):
-                    if self.ledger.find(sub.id, due.start_date) is not None:
-                        continue
-                    if verdict == "skip":
-                        outcomes.append(self._skip(sub, due, now, dry_run))
-                    else:
-                        outcomes.append(await self._deliver(sub, due, now, dry_run))
+            planned = self._plan(subs, now, dry_run)
+            jobs = [
+                Job(i, p[0].platform, p[0].channel, p) for i, p in enumerate(planned) if isinstance(p, tuple)
+            ]
+            done: dict[int, Outcome] = {}
+
+            async def work(job: Job[tuple[Subscription, Due]], opened: Opened) -> Outcome:
+                sub, due = job.item
+                return await self._deliver(sub, due, now, dry_run, opened=opened)
+
+            async def ready(job: Job[tuple[Subscription, Due]]) -> None:
+                await self._prefetch(*job.item, now)
+
+            try:
+                await fan_out(
+                    jobs, work, limit=self.concurrency, results=done, ready=None if dry_run else ready
+                )
+            finally:
+                outcomes.extend(
+                    p if isinstance(p, Outcome) else done[i]
+                    for i, p in enumerate(planned)
+                    if i in done or isinstance(p, Outcome)
+                )
         except StoreError as exc:
             log.warning("delivery run stopped: %s", exc)
             outcomes.append(Outcome(0, "-", now.date(), "error", str(exc)))
         finally:
+            self._builds, self._synced = Once(), Once()  # nothing built outlives the run
             await self.close()
         return outcomes
+
+    async def _prefetch(self, sub: Subscription, due: Due, now: datetime) -> None:
+        """Build the digest a new period will post before its delivery takes one of the run's
+        places, so that deliveries whose digest is built post while others are still drawn. A
+        resumed delivery may have its messages stored already: it builds only if it must. What
+        goes wrong here goes wrong again, and is handled, when the delivery itself asks."""
+        if due.index < 0 or sub.platform in self._held:
+            return
+        with contextlib.suppress(Exception):
+            poster = self._poster(sub.platform)
+            await self._builds.get(content_key(sub, due), lambda: self._built(poster, sub, due, now))
+
+    def _plan(
+        self, subs: dict[int, Subscription], now: datetime, dry_run: bool
+    ) -> list[Outcome | tuple[Subscription, Due]]:
+        """What the run does, in order: the expired claims to resume, then each subscription's
+        owed periods — a delivery to make, or a miss recorded at once (its Outcome)."""
+        planned: list[Outcome | tuple[Subscription, Due]] = []
+        for stale in self.ledger.expired_claims(now):
+            sub = subs.get(stale.subscription_id)
+            if sub is not None and not sub.paused:
+                planned.append((sub, Due(-1, stale.period_start, stale.period_end, stale.due_at)))
+        for sub in subs.values():
+            assert sub.id is not None
+            for due, verdict in owed(sub, now, self.catchup):
+                if self.ledger.find(sub.id, due.start_date) is not None:
+                    continue
+                planned.append(self._skip(sub, due, now, dry_run) if verdict == "skip" else (sub, due))
+        return planned
 
     def _pending(self, subs: dict[int, Subscription], now: datetime) -> list[Outcome]:
         """What another process holds at ``now``, or a later run will resume: said, so that a
@@ -235,7 +289,9 @@ class Deliverer:
             log.warning("delivery skipped: %s #%s period %s: %s", sub.target, sub.id, due.start_date, reason)
         return Outcome(sub.id, sub.target, due.start_date, "skipped", reason)
 
-    async def _deliver(self, sub: Subscription, due: Due, now: datetime, dry_run: bool) -> Outcome:
+    async def _deliver(
+        self, sub: Subscription, due: Due, now: datetime, dry_run: bool, *, opened: Opened | None = None
+    ) -> Outcome:
         assert sub.id is not None
         if dry_run:
             reply = self.build(sub, due, now)
@@ -251,7 +307,7 @@ class Deliverer:
                 sub.id, sub.target, due.start_date, "held", "claimed by another run or already done"
             )
         try:
-            return await self._claimed(sub, due, claim, now)
+            return await self._claimed(sub, due, claim, now, opened)
         except LostClaim as exc:
             log.warning("%s", exc)
             return Outcome(sub.id, sub.target, due.start_date, "held", "taken over by another run")
@@ -261,7 +317,9 @@ class Deliverer:
             log.exception("delivery %s crashed", claim.delivery.key)
             return self._finish(sub, claim, "failed", now, reason="internal error (see the prdigest log)")
 
-    async def _claimed(self, sub: Subscription, due: Due, claim: Claim, now: datetime) -> Outcome:
+    async def _claimed(
+        self, sub: Subscription, due: Due, claim: Claim, now: datetime, opened: Opened | None = None
+    ) -> Outcome:
         d = claim.delivery
         try:
             poster = self._poster(sub.platform)
@@ -288,6 +346,7 @@ class Deliverer:
             backoff=self.backoff,
             lease=self.lease,
             sends=not window_over,
+            on_lead=opened,
         )
         progress = await run.run()
         return await self._settle(poster, sub, claim, progress, now)
@@ -295,32 +354,49 @@ class Deliverer:
     async def _render(
         self, poster: StepPoster, sub: Subscription, due: Due, claim: Claim, now: datetime
     ) -> Outcome | None:
-        """Build the digest and store its messages with the claim; an Outcome when there is
-        nothing to post (a quiet week kept silent, a digest that cannot be built)."""
+        """Store the digest's messages with the claim (built once per run for every subscription
+        asking for the same digest, keyed for this delivery); an Outcome when there is nothing to
+        post (a quiet week kept silent, a digest that cannot be built)."""
         d = claim.delivery
-        why_stale = await self._refresh(sub.repo)
-        reply = await self._work(lambda ctx: self.digest(sub, due, now, why_stale=why_stale, ctx=ctx))
-        if reply is not None and not reply.ok:  # e.g. the repository is not in the cache: tell the admin
-            return self._finish(sub, claim, "failed", now, reason=reply.title)
-        if reply is None:
+        period = Due(-1, d.period_start, d.period_end, d.due_at)
+        built = await self._builds.get(
+            content_key(sub, period), lambda: self._built(poster, sub, period, now)
+        )
+        if built.failed is not None:  # e.g. the repository is not in the cache: tell the admin
+            return self._finish(sub, claim, "failed", now, reason=built.failed)
+        if built.silent:
             return self._finish(
                 sub, claim, "skipped", now, reason="quiet week: nothing merged (quiet = silent)"
             )
-        worded = await self.worded(sub, reply)
-        words = " ".join(digest_words(sub, Due(-1, d.period_start, d.period_end, d.due_at).period_word))
-
-        def drawn(_: Context) -> tuple[Reply, list[Step]]:
-            laid = self.laid_out(worded, sub, chart=True)
-            return laid, poster.steps(laid, key=d.key, repo=sub.repo, smaller=smaller(laid, sub, words))
-
-        laid, rendered = await self._work(drawn)
+        rendered = poster.keyed(built.steps, key=d.key, repo=sub.repo)
         steps = StepStore(self.db)
         if not steps.store(claim, [(s.key, s.body, s.fallback) for s in rendered]):
             raise LostClaim(f"delivery {d.key}: the claim was taken over before its messages were stored")
         if claim.takeover:  # an attempt before this one may have posted without storing anything
             steps.sending(claim, "lead", now=d.created_at)
-        self._titles[d.id] = laid.title
+        self._titles[d.id] = built.title
         return None
+
+    async def _built(self, poster: StepPoster, sub: Subscription, due: Due, now: datetime) -> Built:
+        """The digest for ``due`` as ``sub`` asks for it, worded, charted and rendered for its
+        platform without a delivery key: shared by every subscription asking for the same one."""
+        why_stale = await self._synced.get(sub.repo, lambda: self._refresh(sub.repo))
+        reply = await self._work(lambda ctx: self.digest(sub, due, now, why_stale=why_stale, ctx=ctx))
+        if reply is not None and not reply.ok:
+            return Built(failed=reply.title)
+        if reply is None:
+            return Built(silent=True)
+        worded = await self.worded(sub, reply)
+        # the chart is drawn off the loop — on serve's worker, else in the chart thread (matplotlib:
+        # one chart at a time) — so the posts and the chat front ends go on meanwhile
+        if self.worker is not None:
+            reply = await self._work(lambda _: charted(worded))
+        else:
+            reply = await asyncio.get_running_loop().run_in_executor(_CHARTS, charted, worded)
+        reply = self.laid_out(reply, sub, chart=False)
+        words = " ".join(digest_words(sub, due.period_word))
+        rendered = poster.steps(reply, key="", repo=sub.repo, smaller=smaller(reply, sub, words))
+        return Built(title=reply.title, steps=tuple(rendered))
 
     async def _settle(
         self, poster: StepPoster, sub: Subscription, claim: Claim, progress: Progress, now: datetime
@@ -557,6 +633,9 @@ class Deliverer:
         except Exception:
             log.exception("prose for %s failed; posting the computed digest", sub.target)
             return reply
+
+
+_CHARTS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prdigest-chart")  # matplotlib: one at a time
 
 
 def charted(reply: Reply) -> Reply:

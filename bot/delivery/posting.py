@@ -101,6 +101,7 @@ class StepRun:
     backoff: Sequence[float]
     lease: timedelta
     sends: bool = True  # False: only look for what may have landed (the window has ended)
+    on_lead: Callable[[], None] | None = None  # told once the lead is there (others may start posting)
     found: int = 0  # messages an earlier attempt had posted, found by their keys
     _sent: dict[str, float] = field(default_factory=dict)  # step key → when this run sent it
 
@@ -114,6 +115,8 @@ class StepRun:
         while i < len(progress.steps):
             stored = progress.steps[i]
             if stored.state in ("posted", "dropped"):
+                if stored.is_lead:
+                    self._lead_landed()
                 i += 1
                 continue
             lead = progress.lead.message_id if not stored.is_lead else None
@@ -128,8 +131,13 @@ class StepRun:
                 return self._noted(progress)
             if stored.is_lead:
                 self._shown(progress.lead, got)
+                self._lead_landed()
             i += 1
         return self._noted(progress)
+
+    def _lead_landed(self) -> None:
+        if self.on_lead is not None:
+            self.on_lead()
 
     def _noted(self, progress: Progress) -> Progress:
         if self.found:
@@ -251,5 +259,10 @@ class StepRun:
 
 def unused_uploads(lead: StoredStep, *, landed: bool) -> list[str]:
     """Uploads to delete: those the landed lead does not show, or all when the lead will not be
-    posted (a clear refusal, the window's end)."""
-    return [str(u["id"]) for u in lead.uploads if not u.get("gone") and not (landed and u.get("shown"))]
+    posted (a clear refusal, the window's end) — never one borrowed from another delivery, whose
+    own landed lead shows it."""
+    return [
+        str(u["id"])
+        for u in lead.uploads
+        if not u.get("gone") and not u.get("borrowed") and not (landed and u.get("shown"))
+    ]

@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import hmac
 import json
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -98,6 +99,25 @@ class Fault:
 
 
 @dataclass
+class Limits:
+    """Slack's posting limits, enforced (off unless given to ``FakeSlack``): ``per_channel``
+    seconds between two ``chat.postMessage`` calls that post in one channel (about one a second),
+    and per method a workspace-wide ``(per second, burst)`` token bucket — posting ("several
+    hundred a minute") and the two upload calls (Tier 4, 100+ a minute). A call over a limit takes
+    no effect and is answered as Slack answers it: HTTP 429, ``ratelimited``, Retry-After in
+    whole seconds."""
+
+    per_channel: float = 1.0
+    workspace: dict[str, tuple[float, float]] = field(
+        default_factory=lambda: {
+            "chat.postMessage": (10.0, 10.0),
+            "files.getUploadURLExternal": (100 / 60, 20.0),
+            "files.completeUploadExternal": (100 / 60, 20.0),
+        }
+    )
+
+
+@dataclass
 class Posted:
     """One POST to a response_url."""
 
@@ -109,9 +129,14 @@ class Posted:
 class FakeSlack:
     """Start with ``with FakeSlack() as slack:``; point clients at ``slack.api_url``."""
 
-    def __init__(self, token: str = BOT_TOKEN, app_token: str = APP_TOKEN) -> None:
+    def __init__(
+        self, token: str = BOT_TOKEN, app_token: str = APP_TOKEN, *, limits: Limits | None = None
+    ) -> None:
         self.token = token
         self.app_token = app_token
+        self.limits = limits
+        self._channel_free: dict[str, float] = {}  # channel → when its next post is allowed
+        self._tokens: dict[str, tuple[float, float]] = {}  # method → (tokens, when counted)
         # where apps.connections.open sends Socket Mode clients (a FakeSocketMode's url)
         self.socket_url: str | None = None
         self.calls: list[Call] = []
@@ -252,7 +277,44 @@ class FakeSlack:
             self._cond.notify_all()
         return resp
 
+    def limited(self, method: str | None = None) -> list[Call]:
+        """The calls answered 429 by ``limits`` (of ``method``)."""
+        with self._cond:
+            return [
+                c
+                for c in self.calls
+                if c.response.get("error") == "ratelimited" and method in (None, c.method)
+            ]
+
+    def _over_limit(self, method: str, params: dict[str, Any]) -> Response | None:
+        """A 429 when ``method`` now would break ``limits`` (nothing is counted then), else None
+        with the call counted against them."""
+        if self.limits is None:
+            return None
+        now = time.monotonic()
+        channel = str(params.get("channel", "")) if method == "chat.postMessage" else ""
+        with self._cond:
+            waits = [self._channel_free.get(channel, now) - now] if channel else []
+            quota = self.limits.workspace.get(method)
+            if quota is not None:
+                rate, burst = quota
+                tokens, then = self._tokens.get(method, (burst, now))
+                tokens = min(burst, tokens + (now - then) * rate)
+                waits.append((1.0 - tokens) / rate)
+            wait = max(waits, default=0.0)
+            if wait > 0:
+                seconds = str(max(1, math.ceil(wait)))
+                return Response(429, {"ok": False, "error": "ratelimited"}, {"Retry-After": seconds})
+            if channel:
+                self._channel_free[channel] = now + self.limits.per_channel
+            if quota is not None:
+                self._tokens[method] = (tokens - 1.0, now)
+        return None
+
     def _respond(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> Response:
+        refused = self._over_limit(method, params)
+        if refused is not None:
+            return refused
         answer = self._effect(method, params, headers)
         with self._cond:
             after = self._after.get(method)

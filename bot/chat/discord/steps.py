@@ -11,6 +11,12 @@ The lead is looked for in the channel, a reply in the lead's thread (whose id is
 
 Every request is bounded by ``timeout`` (PRDIGEST_POST_TIMEOUT): an answer later than that is a
 lost answer, and the deliverer looks before it sends again.
+
+Many channels are posted to at once (``bot.delivery.lanes``). Discord's limits are per route
+bucket (a channel's messages are one) and discord.py keeps them from the X-RateLimit headers,
+waiting out a 429 (a global one for every request); the global limit itself (50 requests a
+second for the bot) is kept here beforehand, with room left for the bot's other requests:
+``GLOBAL_RATE`` message posts and history reads a second at the most.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any
 from bot.chat.discord.client import bot_token, discord
 from bot.chat.discord.post import _ERRORS, HISTORY_PAGE, HISTORY_PAGES, DiscordPoster, explain, without_files
 from bot.chat.discord.render import DiscordMessage, render
+from bot.chat.pacing import Quota, Rate
 from bot.chat.post import PermanentPostError
 from bot.chat.steps import Landed, OnUploads, Step, files_from_json, files_json, part_keys, section_keys
 from bot.config.settings import Settings
@@ -33,6 +40,7 @@ from commands.model import Reply
 
 log = logging.getLogger(__name__)
 
+GLOBAL_RATE = Quota(per_second=40.0, burst=5)
 MARK = "#prdigest/"  # the URL fragment that carries a message's delivery and step
 
 
@@ -74,6 +82,12 @@ class DiscordSteps(DiscordPoster):
         self.settle = 2 * self.timeout
         self._targets: dict[tuple[str, bool], tuple[Any, bool]] = {}
         self._threads: dict[str, Any] = {}
+        self._login = asyncio.Lock()  # deliveries to several channels at once log in once
+        self.rate = Rate(GLOBAL_RATE.per_second, GLOBAL_RATE.burst)
+
+    async def _client(self) -> Any:
+        async with self._login:
+            return await super()._client()
 
     # -- rendering, once -------------------------------------------------------------------
 
@@ -99,6 +113,18 @@ class DiscordSteps(DiscordPoster):
             )
             out.append(Step(step_key, body, small))
         return out
+
+    def keyed(self, steps: Sequence[Step], *, key: str, repo: str) -> list[Step]:
+        """The steps with this delivery's key in the first embed's URL (of the smaller layout too)."""
+
+        def rekeyed(body: dict[str, Any] | None, step: str) -> dict[str, Any] | None:
+            if body is None or not body.get("embeds"):
+                return body
+            embeds = [dict(e) for e in body["embeds"]]
+            embeds[0]["url"] = step_url(repo, key, step)
+            return {**body, "embeds": embeds}
+
+        return [Step(s.key, rekeyed(s.body, s.key) or s.body, rekeyed(s.fallback, s.key)) for s in steps]
 
     @staticmethod
     def _body(
@@ -140,6 +166,7 @@ class DiscordSteps(DiscordPoster):
             dest = target
             if body.get("thread") and lead is not None:
                 dest = await self._thread(target, lead, str(body.get("title") or ""))
+            await self.rate.wait()
             sent = await asyncio.wait_for(
                 self._send(dest, message, step_nonce(channel, delivery, step.key)), self.timeout
             )
@@ -183,6 +210,7 @@ class DiscordSteps(DiscordPoster):
             me = str(client.user.id)
             before: int | None = None
             for _ in range(HISTORY_PAGES):
+                await self.rate.wait()
                 page = await asyncio.wait_for(
                     client.http.logs_from(int(where), HISTORY_PAGE, before=before), self.timeout
                 )

@@ -73,17 +73,20 @@ def _wait(response: HttpResponse | None) -> float | None:
 
 class BoundedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
     """slack_sdk's 429 handler, sleeping exactly Retry-After (1 s when absent) and giving up
-    when Slack asks for more than ``max_wait`` seconds."""
+    when Slack asks for more than ``max_wait`` seconds. The methods in ``skip`` are left to the
+    caller (the step poster paces those itself: every concurrent sender must wait, not one)."""
 
     def __init__(
         self,
         max_retry_count: int = RATE_LIMIT_RETRIES,
         max_wait: float = MAX_RETRY_AFTER,
         sleep: Sleep = asyncio.sleep,
+        skip: frozenset[str] = frozenset(),
     ) -> None:
         super().__init__(max_retry_count=max_retry_count)
         self.max_wait = max_wait
         self._sleep = sleep  # injectable: tests check the wait without spending it
+        self.skip = skip
 
     async def _can_retry_async(
         self,
@@ -93,7 +96,7 @@ class BoundedRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
         response: HttpResponse | None = None,
         error: Exception | None = None,
     ) -> bool:
-        if response is None or response.status_code != 429:
+        if response is None or response.status_code != 429 or api_method(request.url) in self.skip:
             return False
         wait = _wait(response)
         return (1.0 if wait is None else wait) <= self.max_wait

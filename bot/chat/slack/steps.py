@@ -11,27 +11,40 @@ The chart is uploaded without being shared (files.getUploadURLExternal, the uplo
 files.completeUploadExternal) and shown by the lead's image block. Its file id is handed to
 ``on_uploads`` as soon as Slack issues it, before a byte is sent, so an upload whose process died
 is known to the next run, which reuses a completed one and deletes one left half-way.
+
+Many channels are posted to at once (``bot.delivery.lanes``), so the poster keeps Slack's limits
+itself (``bot.chat.pacing``): each channel a message a second, counted from the previous answer,
+and each paced method (posting, the two upload calls) within its workspace-wide rate
+(``WORKSPACE``). A 429 on a paced method pauses that channel and that method for every sender
+for its Retry-After — Slack does not say which limit was hit — and the request goes again in a
+later slot; only a wait longer than ``MAX_RETRY_AFTER`` (or a fourth 429) is raised, carrying
+the wait, for the deliverer to hand the delivery to a later run. slack_sdk's own 429 retry is
+kept for the other methods.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import hashlib
 import logging
-import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
-from slack_sdk.errors import SlackClientError
+from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.chat.pacing import Quota, Rate, Spacing
 from bot.chat.post import PostError, TransientPostError
 from bot.chat.slack.post import (
     HISTORY_PAGE,
     HISTORY_PAGES,
+    MAX_RETRY_AFTER,
     METADATA_EVENT,
+    RATE_LIMIT_RETRIES,
+    BoundedRateLimitRetryHandler,
     SlackPoster,
     _answered,
     _kwargs,
@@ -41,12 +54,35 @@ from bot.chat.slack.post import (
 )
 from bot.chat.slack.render import SlackMessage, render
 from bot.chat.steps import Landed, OnUploads, Step, files_from_json, files_json, part_keys, section_keys
+from bot.config.retry_after import retry_after
 from bot.config.settings import Settings
 from commands.model import Attachment, Reply
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 FILE_MARK = "prdigest-file:"  # stands for an upload's id in a stored lead until it is uploaded
+POST = "chat.postMessage"
+GET_UPLOAD_URL = "files.getUploadURLExternal"
+COMPLETE_UPLOAD = "files.completeUploadExternal"
+# Slack's workspace-wide limits per app and method: posting "several hundred messages a minute"
+# (the exact figure is not published: 600 a minute, and a 429 says when it is less), the upload
+# calls Tier 4 ("100+ a minute"). Bursts are kept short: Slack may not show messages of a burst.
+WORKSPACE: Mapping[str, Quota] = {
+    POST: Quota(per_second=10.0, burst=4),
+    GET_UPLOAD_URL: Quota(per_second=100 / 60, burst=4),
+    COMPLETE_UPLOAD: Quota(per_second=100 / 60, burst=4),
+}
+
+
+def rate_limited(exc: SlackApiError) -> float | None:
+    """The wait a 429 asks for (1 s without a Retry-After); None for any other refusal."""
+    if exc.response is None or exc.response.status_code != 429:
+        return None
+    header = exc.response.headers.get("Retry-After")
+    wait = retry_after(str(header)) if header is not None else None
+    return 1.0 if wait is None else wait
 
 
 def step_metadata(delivery: str, step: str) -> dict[str, Any]:
@@ -90,6 +126,11 @@ def keyed(reply: Reply, messages: Sequence[SlackMessage], files: dict[str, str])
     return [k for part, n in zip(section_keys(reply), counts, strict=True) for k in part_keys(part, n)]
 
 
+def chart_key(f: Attachment) -> str:
+    """A chart by its name and bytes: two deliveries of one digest draw the same."""
+    return f"{f.name}:{hashlib.sha256(f.data).hexdigest()}"
+
+
 def with_files(blocks: list[dict[str, Any]], ids: dict[str, str]) -> list[dict[str, Any]] | None:
     """The stored blocks with each upload's real id; None when one of the files is missing."""
     out = copy.deepcopy(blocks)
@@ -106,10 +147,25 @@ def with_files(blocks: list[dict[str, Any]], ids: dict[str, str]) -> list[dict[s
 class SlackSteps(SlackPoster):
     """The Slack poster with the steps of a scheduled delivery (see the module docstring)."""
 
-    def __init__(self, client: AsyncWebClient, *, pace: float = 1.0, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        *,
+        pace: float = 1.0,
+        timeout: float = 30.0,
+        workspace: Mapping[str, Quota] = WORKSPACE,
+    ) -> None:
         super().__init__(client, pace=pace)
         self.settle = 2 * timeout
-        self._last_sent: dict[str, float] = {}
+        for handler in client.retry_handlers:  # the paced methods' 429s are waited out here
+            if isinstance(handler, BoundedRateLimitRetryHandler):
+                handler.skip = frozenset(workspace)
+        self.channels = Spacing(pace)
+        self.rates = {method: Rate(q.per_second, q.burst) for method, q in workspace.items()}
+        self.limited = 0  # 429s met on the paced methods (said in the log, counted for the bench)
+        # a chart's content → the id of its upload shown by a landed lead (None: it was not),
+        # pending while that lead is on its way
+        self._lent: dict[str, asyncio.Future[str | None]] = {}
 
     # -- rendering, once -------------------------------------------------------------------
 
@@ -131,6 +187,10 @@ class SlackSteps(SlackPoster):
             out.append(Step(step_key, body, fallback))
         return out
 
+    def keyed(self, steps: Sequence[Step], *, key: str, repo: str) -> list[Step]:
+        """The same steps: the key travels in each message's metadata, added when it is sent."""
+        return list(steps)
+
     # -- posting -----------------------------------------------------------------------------
 
     async def send_step(
@@ -145,56 +205,107 @@ class SlackSteps(SlackPoster):
     ) -> Landed:
         """Post one message (a reply into ``lead``'s thread); raises ``PostError``."""
         body = step.body
+        if not body.get("files"):
+            message = SlackMessage(text=body["text"], blocks=body.get("blocks") or [])
+            return Landed(await self._send(channel, message, lead, step_metadata(delivery, step.key)))
+        files, owned = files_from_json(body["files"]), list[str]()
         ids: dict[str, str] = {}
-        blocks: list[dict[str, Any]] | None = body.get("blocks") or []
-        if body.get("files"):
-            ids = await self.charts(files_from_json(body["files"]), list(uploads), on_uploads)
-            blocks = with_files(body["blocks"], ids)
-        message = SlackMessage(text=body["text"], blocks=blocks) if blocks is not None else None
-        if message is None:  # the chart did not go up: the digest goes without it
-            message = SlackMessage(text=body["plain"]["text"], blocks=body["plain"]["blocks"])
+        landed: Landed | None = None
+        try:
+            ids = await self.charts(files, list(uploads), on_uploads, owned)
+            landed = await self._lead(channel, step, ids, lead, delivery)
+            return landed
+        finally:
+            self._lend(owned, ids if landed else {}, files, landed.files if landed else ())
+
+    async def _lead(
+        self, channel: str, step: Step, ids: dict[str, str], lead: str | None, delivery: str
+    ) -> Landed:
+        """The lead with its charts (``ids``: name → uploaded file), or without them when one did
+        not go up or Slack refused it in the message."""
+        body = step.body
+        blocks = with_files(body["blocks"], ids)
+        plain = SlackMessage(text=body["plain"]["text"], blocks=body["plain"]["blocks"])
+        message = SlackMessage(text=body["text"], blocks=blocks) if blocks is not None else plain
         try:
             ts = await self._send(channel, message, lead, step_metadata(delivery, step.key))
         except PostError as exc:
-            if not ids or exc.code != "invalid_blocks" or exc.uncertain:
+            if message is plain or exc.code != "invalid_blocks" or exc.uncertain:
                 raise
             # Slack did not take the upload in the lead (still being processed, or deleted): a
             # clear refusal, so sending the lead without it cannot post it twice
             log.warning("slack refused the chart in the lead (%s); posting without it", exc.code)
-            plain = SlackMessage(text=body["plain"]["text"], blocks=body["plain"]["blocks"])
             return Landed(await self._send(channel, plain, lead, step_metadata(delivery, step.key)))
-        return Landed(ts, tuple(ids.values()) if message.blocks is blocks else ())
+        return Landed(ts, tuple(ids.values()) if message is not plain else ())
 
     async def _send(self, channel: str, message: SlackMessage, lead: str | None, meta: dict[str, Any]) -> str:
-        await self._paced(channel)
         kwargs = _kwargs(channel, message, lead)
         kwargs["metadata"] = meta
         try:
-            resp = await self.client.chat_postMessage(**kwargs)
+            resp = await self._paced(POST, channel, lambda: self.client.chat_postMessage(**kwargs))
         except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError) as exc:
             failure = explain(exc, channel)
             failure.uncertain = not _answered(exc)
             log.warning("slack post to %s failed: %s", channel, failure)
             raise failure from None
-        finally:
-            self._last_sent[channel] = time.monotonic()
         return str(resp["ts"])
 
-    async def _paced(self, channel: str) -> None:
-        last = self._last_sent.get(channel)
-        if last is not None and self.pace > 0:
-            wait = last + self.pace - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
+    async def _paced(self, method: str, channel: str | None, call: Callable[[], Awaitable[T]]) -> T:
+        """``call`` in its slot: the channel's spacing, then the method's workspace rate. A 429
+        pauses both for its Retry-After (and slows the rate, ``Rate.refused``) and the request
+        goes again in a later slot, while the waits add up to no more than MAX_RETRY_AFTER and
+        the 429s to no more than RATE_LIMIT_RETRIES; then the 429 is raised (a clear refusal:
+        nothing was posted)."""
+        waited, refused = 0.0, 0
+        while True:
+            if channel is not None:
+                await self.channels.wait(channel)
+            rate = self.rates.get(method)
+            if rate is not None:
+                await rate.wait()
+            try:
+                answer = await call()
+            except SlackApiError as exc:
+                wait = rate_limited(exc)
+                if wait is None:
+                    raise
+                self.limited += 1
+                refused += 1
+                if refused > RATE_LIMIT_RETRIES or waited + wait > MAX_RETRY_AFTER:
+                    raise
+                log.info(
+                    "slack %s%s: 429, every sender waits %.0f s",
+                    method,
+                    f" to {channel}" if channel else "",
+                    wait,
+                )
+                waited += wait
+                if rate is not None:
+                    rate.refused(wait)
+                if channel is not None:
+                    self.channels.pause(channel, wait)
+            else:
+                if rate is not None:
+                    rate.accepted()
+                return answer
+            finally:
+                if channel is not None:
+                    self.channels.answered(channel)
 
     # -- the chart -----------------------------------------------------------------------------
 
     async def charts(
-        self, files: Sequence[Attachment], known: list[dict[str, Any]], on_uploads: OnUploads | None
+        self,
+        files: Sequence[Attachment],
+        known: list[dict[str, Any]],
+        on_uploads: OnUploads | None,
+        owns: list[str] | None = None,
     ) -> dict[str, str]:
         """name → file id for each file: a completed upload of an earlier attempt is reused; one
-        left half-way is deleted; otherwise the file is uploaded now. A file that cannot go up is
-        left out (logged): the digest matters more than its chart."""
+        left half-way is deleted; the same chart shown by a lead that landed in this run is
+        borrowed (``_borrow``); otherwise the file is uploaded now, and the charts this delivery
+        lends once its lead lands are added to ``owns``. A file that cannot go up is left out
+        (logged): the digest matters more than its chart."""
         out: dict[str, str] = {}
         for f in files:
             done = [u for u in known if u["name"] == f.name and u.get("complete") and not u.get("gone")]
@@ -204,17 +315,58 @@ class SlackSteps(SlackPoster):
             for stale in [u for u in known if u["name"] == f.name and not u.get("gone")]:
                 await self.delete_uploads([str(stale["id"])])
                 stale["gone"] = True
+            borrowed = await self._borrow(f, owns)
+            if borrowed is not None:
+                known.append({"id": borrowed, "name": f.name, "complete": True, "borrowed": True})
+                if on_uploads is not None:
+                    on_uploads(known)
+                out[f.name] = borrowed
+                continue
             file_id = await self._upload(f, known, on_uploads)
             if file_id is not None:
                 out[f.name] = file_id
         return out
 
+    async def _borrow(self, f: Attachment, owns: list[str] | None) -> str | None:
+        """The id of this very chart, uploaded by another delivery of this run and shown by its
+        lead that landed — waiting for that lead if it is on its way — or None: this delivery
+        uploads its own (and, when ``owns`` is given, lends it once its lead landed). A borrowed
+        upload is never deleted by the borrower (``unused_uploads``), and its owner keeps it: a
+        landed lead shows it. Many channels with the same digest then upload its chart once."""
+        key = chart_key(f)
+        lent = self._lent.get(key)
+        if lent is None:
+            if owns is not None:
+                self._lent[key] = asyncio.get_running_loop().create_future()
+                owns.append(key)
+            return None
+        file_id = await asyncio.shield(lent)
+        if file_id is None and self._lent.get(key) is lent:
+            del self._lent[key]  # its lead did not land with it: the next delivery uploads and lends
+        return file_id
+
+    def _lend(
+        self, owned: Sequence[str], ids: dict[str, str], files: Sequence[Attachment], shown: Sequence[str]
+    ) -> None:
+        """After the lead of ``owned`` charts was sent: lend those its landed message shows, tell
+        the others' waiters to upload their own."""
+        by_key = {chart_key(f): ids.get(f.name) for f in files}
+        for key in owned:
+            lent = self._lent.get(key)
+            if lent is not None and not lent.done():
+                file_id = by_key.get(key)
+                lent.set_result(file_id if file_id is not None and file_id in shown else None)
+
     async def _upload(
         self, f: Attachment, known: list[dict[str, Any]], on_uploads: OnUploads | None
     ) -> str | None:
         try:
-            resp = await self.client.files_getUploadURLExternal(
-                filename=f.name, length=len(f.data), alt_txt=f.description or None
+            resp = await self._paced(
+                GET_UPLOAD_URL,
+                None,
+                lambda: self.client.files_getUploadURLExternal(
+                    filename=f.name, length=len(f.data), alt_txt=f.description or None
+                ),
             )
             file_id, url = str(resp["file_id"]), str(resp["upload_url"])
             entry: dict[str, Any] = {"id": file_id, "name": f.name, "complete": False}
@@ -228,8 +380,11 @@ class SlackSteps(SlackPoster):
             ):
                 if answer.status != 200:
                     raise TransientPostError(f"the upload URL answered {answer.status}")
-            await self.client.files_completeUploadExternal(
-                files=[{"id": file_id, "title": f.description or f.name}]
+            title = f.description or f.name
+            await self._paced(
+                COMPLETE_UPLOAD,
+                None,
+                lambda: self.client.files_completeUploadExternal(files=[{"id": file_id, "title": title}]),
             )
         except (SlackClientError, OSError, TimeoutError, aiohttp.ClientError, PostError, KeyError) as exc:
             log.warning("slack upload of %s failed (%s); posting without it", f.name, type(exc).__name__)

@@ -130,6 +130,7 @@ def test_serve_posts_scheduled_digests_through_its_live_slack_and_discord_client
         second = subscribe_both(demo_db)  # as another process would: a later run posts these
         scheduler.rearm()
         wait_for("the second run's two digests", lambda: posted(demo_db, second), timeout=90)
+        wait_for("the second run's end", lambda: scheduler.runs > runs, timeout=30)
         after = logins(discord)
         later_runs = scheduler.runs
         loop: Any = running._loop
