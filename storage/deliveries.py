@@ -273,6 +273,14 @@ class DeliveryStore:
                     claim.owner,
                 ),
             )
+            if state == "posted" and cursor.rowcount == 1:
+                # Every message landed and a posted delivery is never resumed: its stored payloads
+                # (the lead's carries the chart, ~170 KB) would only grow the cache by that much
+                # per channel per week. Keys, states and message ids stay for the ledger.
+                self.db.execute(
+                    "UPDATE delivery_steps SET body = '{}', fallback = NULL WHERE delivery_id = ?",
+                    (claim.delivery.id,),
+                )
         return cursor.rowcount == 1
 
     def release(self, claim: Claim, *, now: datetime, until: datetime, reason: str) -> bool:

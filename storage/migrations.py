@@ -548,3 +548,14 @@ def _m0016_prose(db: sqlite_utils.Database) -> None:
     db.execute(
         "ALTER TABLE subscriptions ADD COLUMN prose TEXT NOT NULL DEFAULT 'on' CHECK (prose IN ('on', 'off'))"
     )
+
+
+@_migration("0017_posted_payloads_dropped")
+def _m0017_posted_payloads_dropped(db: sqlite_utils.Database) -> None:
+    """A posted delivery's stored messages are kept only as keys, states and message ids
+    (``DeliveryStore.finish`` drops the payloads from now on): drop those of deliveries posted
+    before, which would otherwise keep each lead's chart in the cache for good."""
+    db.execute(
+        "UPDATE delivery_steps SET body = '{}', fallback = NULL "
+        "WHERE delivery_id IN (SELECT id FROM deliveries WHERE state = 'posted')"
+    )

@@ -7,8 +7,8 @@ methods Tier 4, 100+ a minute). Letting every sender fire and collect 429s would
 and, past a burst, Slack may drop messages from view; so a sender takes its slot first:
 
 - ``Rate``: at most ``per_second`` requests a second with ``burst`` at once (the generic cell
-  rate algorithm). ``reserve`` hands out slots in call order — concurrent senders on one event
-  loop queue, they never share a slot — and returns the wait for the caller's slot.
+  rate algorithm), a slot counted when its sender goes: concurrent senders on one event loop
+  never share one, and senders held up together never go as more than a burst.
 - ``Spacing``: per key (a channel), the next request no earlier than ``gap`` seconds after the
   previous one was *answered*: a request sent a second after the previous one started could
   still arrive less than a second after it, when the previous one was slow on the way.
@@ -16,9 +16,10 @@ and, past a burst, Slack may drop messages from view; so a sender takes its slot
 Both take a ``pause`` — a 429's Retry-After — after which nobody goes before it has passed, so
 one refused sender makes all of them wait instead of each finding out for itself. A platform
 whose real limit is below the one assumed (Slack does not publish its workspace figure) answers
-429s: ``Rate.refused`` then also halves the rate (down to a sixteenth), and every request that
-goes through brings it back up a little (``accepted``), so the run settles near the real limit
-instead of meeting it again after every pause.
+429s: ``Rate.refused`` then also slows the rate by a fifth (down to a sixteenth at the most),
+and every request that goes through brings it back up a little (``accepted``), so the run
+settles near the real limit instead of meeting it again after every pause — while a stray 429
+(a burst after the event loop was held up) costs a few slower seconds, not half the rate.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
+SLOWER = 1.25  # the interval's factor after a 429: a fifth fewer requests a second
 SLOWEST = 16.0  # a rate is never slowed below a sixteenth of its quota
 RECOVERY = 0.98  # the interval's factor after each accepted request, back to the quota's
 
@@ -62,43 +64,32 @@ class Rate:
         self._clock = clock
         self._sleep = sleep
         self._tat = float("-inf")  # the theoretical arrival time of the next request
-        self._pauses = 0
 
     @property
     def tolerance(self) -> float:
         return (self.burst - 1) * self.interval
 
-    def reserve(self) -> float:
-        """Take the next slot: the seconds to wait before using it (0: now)."""
-        now = self._clock()
-        tat = max(self._tat, now)
-        self._tat = tat + self.interval
-        return max(0.0, tat - self.tolerance - now)
-
     def pause(self, seconds: float) -> None:
         """Nobody goes for ``seconds`` from now (then one slot at a time again)."""
         self._tat = max(self._tat, self._clock() + seconds + self.tolerance)
-        self._pauses += 1
 
     def refused(self, seconds: float) -> None:
-        """A 429 asking for ``seconds``: pause, and go at half the rate from then on."""
-        self.interval = min(self.interval * 2, self.base * SLOWEST)
+        """A 429 asking for ``seconds``: pause, and go a fifth slower from then on."""
+        self.interval = min(self.interval * SLOWER, self.base * SLOWEST)
         self.pause(seconds)
 
     def accepted(self) -> None:
-        """A request went through: the rate recovers (about 35 in a row undo one halving)."""
+        """A request went through: the rate recovers (a dozen in a row undo one slowing)."""
         self.interval = max(self.base, self.interval * RECOVERY)
 
     async def wait(self) -> None:
-        """Wait for a slot. A pause that came meanwhile (another sender's 429) may cover the slot
-        taken: then a new one is taken after the pause, never the old one used inside it."""
-        while True:
-            pauses = self._pauses
-            delay = self.reserve()
-            if delay > 0:
-                await self._sleep(delay)
-            if self._pauses == pauses:
-                return
+        """Wait until a request may go, and count it. The slot is taken when the caller goes, not
+        booked ahead: senders that woke late together (the event loop was held up) still go at
+        most ``burst`` at once, and a pause that came meanwhile (another sender's 429) is waited
+        out, never gone through."""
+        while (delay := self._tat - self.tolerance - self._clock()) > 0:
+            await self._sleep(delay)
+        self._tat = max(self._tat, self._clock()) + self.interval
 
 
 class Spacing:

@@ -12,6 +12,7 @@ import pytest
 
 from storage.db import connect
 from storage.deliveries import DeliveryStore, delivery_key
+from storage.delivery_steps import StepStore
 from storage.subscriptions import Subscription, SubscriptionError, SubscriptionStore
 
 NOW = datetime(2026, 5, 11, 7, 0, tzinfo=UTC)
@@ -188,6 +189,57 @@ def test_retry_turns_failed_and_unknown_into_a_takeover(
     assert again is not None and again.takeover and again.delivery.attempts == 2
     with pytest.raises(KeyError):
         ledger.retry(12345)
+
+
+def test_a_posted_delivery_keeps_its_steps_keys_and_ids_but_not_their_payloads(
+    stores: tuple[SubscriptionStore, DeliveryStore],
+) -> None:
+    """A posted delivery is never resumed, so its payloads (the lead's carries the chart) are
+    dropped; a partial one keeps every payload, to post the rest of the same digest later."""
+    _, ledger = stores
+    steps = StepStore(ledger.db)
+    lead = {"text": "digest", "chart": "x" * 1000}
+    for sub_id, outcome in ((1, "posted"), (2, "partial")):
+        claim = ledger.claim(sub_id, MONDAY, MONDAY + timedelta(days=7), NOW, owner="a", now=NOW)
+        assert claim is not None
+        assert steps.store(claim, [("lead", lead, {"text": "small"}), ("risks", {"text": "r"}, None)])
+        assert steps.posted(claim, "lead", "1.2", now=NOW)
+        if outcome == "posted":
+            assert steps.posted(claim, "risks", "1.3", now=NOW)
+        assert ledger.finish(claim, outcome, now=NOW)
+    posted = steps.for_delivery(ledger.find(1, MONDAY).id)  # type: ignore[union-attr]
+    assert [(s.key, s.state, s.message_id, s.body, s.fallback) for s in posted] == [
+        ("lead", "posted", "1.2", {}, None),
+        ("risks", "posted", "1.3", {}, None),
+    ]
+    partial = steps.for_delivery(ledger.find(2, MONDAY).id)  # type: ignore[union-attr]
+    assert [(s.key, s.state, s.body) for s in partial] == [
+        ("lead", "posted", lead),
+        ("risks", "pending", {"text": "r"}),
+    ]
+    assert partial[0].fallback == {"text": "small"}
+
+
+def test_the_migration_drops_payloads_of_deliveries_posted_before(tmp_path: Path) -> None:
+    from storage import migrations
+
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path)
+    migrations.apply(old, stop_before="0017_posted_payloads_dropped")
+    for i, state in ((1, "posted"), (2, "partial")):
+        old.execute(
+            "INSERT INTO deliveries (id, subscription_id, period_start, period_end, due_at, state, "
+            "created_at, updated_at) VALUES (?, ?, '2026-05-04', '2026-05-11', ?, ?, ?, ?)",
+            (i, i, NOW.isoformat(), state, NOW.isoformat(), NOW.isoformat()),
+        )
+        old.execute(
+            "INSERT INTO delivery_steps (delivery_id, seq, key, body, state) VALUES (?, 0, 'lead', ?, ?)",
+            (i, '{"text": "a chart"}', "posted"),
+        )
+    old.commit()
+    old.close()
+    bodies = dict(connect(path).execute("SELECT delivery_id, body FROM delivery_steps").fetchall())
+    assert bodies == {1: "{}", 2: '{"text": "a chart"}'}
 
 
 def test_finish_refuses_claimed_as_an_outcome(stores: tuple[SubscriptionStore, DeliveryStore]) -> None:

@@ -226,6 +226,7 @@ def test_an_older_cache_is_migrated_then_ok(tmp_path: Path) -> None:
         "0014_delivery_steps",
         "0015_learned_profiles",
         "0016_prose",
+        "0017_posted_payloads_dropped",
     )
     assert schema_status(connect(path)).ok
 

@@ -162,7 +162,6 @@ class SlackSteps(SlackPoster):
                 handler.skip = frozenset(workspace)
         self.channels = Spacing(pace)
         self.rates = {method: Rate(q.per_second, q.burst) for method, q in workspace.items()}
-        self.limited = 0  # 429s met on the paced methods (said in the log, counted for the bench)
         # a chart's content → the id of its upload shown by a landed lead (None: it was not),
         # pending while that lead is on its way
         self._lent: dict[str, asyncio.Future[str | None]] = {}
@@ -269,7 +268,6 @@ class SlackSteps(SlackPoster):
                 wait = rate_limited(exc)
                 if wait is None:
                     raise
-                self.limited += 1
                 refused += 1
                 if refused > RATE_LIMIT_RETRIES or waited + wait > MAX_RETRY_AFTER:
                     raise

@@ -160,6 +160,7 @@ def test_slack_5xx_on_a_reply_that_persists_is_partial_then_resumed_from_the_sto
     assert first.state == "partial" and first.reason.startswith("retrying at"), first
     assert "posted 1 of 6 messages (missing: themes_week" in first.reason and "fatal_error" in first.reason
     assert row(demo_db).state == "partial"
+    stored = StepStore(connect(demo_db)).for_delivery(1)  # what the resumed run must post
     waiting = deliver(demo_db, profile, on_slack(slack), minutes=5)  # said, not retried yet
     assert waiting.state == "partial" and waiting.reason.startswith("resumes at")
     # a sync in between changes the cache: the resumed delivery posts what was stored, not a new digest
@@ -168,9 +169,12 @@ def test_slack_5xx_on_a_reply_that_persists_is_partial_then_resumed_from_the_sto
     assert resumed.state == "posted", resumed
     slack_whole(slack, demo_db)
     lead = next(m for m in slack.leads_in(CHANNEL) if m.get("metadata"))
-    stored = StepStore(connect(demo_db)).for_delivery(1)
     posted = [m["blocks"] for m in slack.thread(CHANNEL, lead["ts"])]
     assert posted == [s.body["blocks"] for s in stored[1:]]
+    # posted: the payloads are no longer needed, the keys and message ids stay
+    after = StepStore(connect(demo_db)).for_delivery(1)
+    assert [s.key for s in after] == [s.key for s in stored] and all(s.message_id for s in after)
+    assert all(s.body == {} for s in after)
 
 
 def test_slack_a_permission_refused_on_a_reply_is_partial_naming_it_and_retry_resumes(
