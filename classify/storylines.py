@@ -69,7 +69,15 @@ from classify.engine import is_bot
 from classify.models import ListedPR, ScorePart
 from classify.rules import Profile
 from classify.titles import is_series_marker, norm, parse_title, split_tag
-from classify.topics import CHANGE_VERBS, STOPWORDS, display_case, release_mechanics, stem, topic_text
+from classify.topics import (
+    CHANGE_VERBS,
+    STOPWORDS,
+    display_case,
+    release_marked,
+    release_mechanics,
+    stem,
+    topic_text,
+)
 from classify.topics import abbreviates as _abbreviates
 from classify.topics import leading_verb as _leading_verb
 
@@ -791,10 +799,11 @@ class _Search:
         self.cap = cap = max(MIN_PRS, int(MAX_SHARE * total))
         self.places = places = _places(prs, paths)
         _name_places(topics, places, vocab)
+        marks: dict[str, bool] = {}  # each title's release mark, read once for all its topics
         self.candidates = candidates = [
             tp
             for tp in topics.values()
-            if MIN_PRS <= len(tp.members) <= cap and not _mechanics(tp, by_number)
+            if MIN_PRS <= len(tp.members) <= cap and not _mechanics(tp, by_number, marks)
         ]
         if not isinstance(previous, Sequence) and history.known:
             previous.fetch(tp.key for tp in candidates)  # one read for all (namers are read when named)
@@ -922,14 +931,23 @@ class _Search:
         return themes
 
 
-def _mechanics(tp: _Topic, by_number: Mapping[int, ListedPR]) -> bool:
+def _mechanics(tp: _Topic, by_number: Mapping[int, ListedPR], marks: dict[str, bool]) -> bool:
     """A tag or word that says where changes go, not what they are about — a version, or what
     titles naming versions or other PRs share (backports, cherry-picks, release branches) — is
-    no story (``classify.topics.release_mechanics``: a rule, not a list of words)."""
+    no story (``classify.topics.release_mechanics``: a rule, not a list of words). ``marks``
+    holds the titles' release marks worked out so far in this search: a title shares topics
+    with many others, and parsing it once per topic was most of a week's search."""
     if tp.source not in ("tag", "name", "word"):
         return False
     titles = [by_number[n].pr.title for n in tp.titled if n in by_number]
-    return release_mechanics(tp.text, titles)
+
+    def marked(title: str) -> bool:
+        hit = marks.get(title)
+        if hit is None:
+            hit = marks[title] = release_marked(title)
+        return hit
+
+    return release_mechanics(tp.text, titles, marked=marked)
 
 
 def _team_spelling(tp: _Topic, topics: Mapping[str, _Topic]) -> str:

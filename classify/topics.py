@@ -19,6 +19,7 @@ every word list here is ordinary English.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -165,21 +166,27 @@ def is_version(term: str) -> bool:
     return bool(_VERSION_TERM.fullmatch(text)) and any(c.isdigit() for c in text)
 
 
+def release_marked(title: str) -> bool:
+    """Whether a title carries another PR's number (backports and cherry-picks cite the original:
+    the whole title is read, a cherry-pick's "(#12)" included) or a version as a tag of its own
+    ("[2.13] …"; a version inside a name, "Llama 3.1", is the name's)."""
+    return bool(_PR_REF.search(title)) or any(is_version(tag) for tag in parse_title(title).tags)
+
+
 def release_mechanics(
-    term: str, titles: list[str] | tuple[str, ...], branches: frozenset[str] | set[str] = frozenset()
+    term: str,
+    titles: list[str] | tuple[str, ...],
+    branches: frozenset[str] | set[str] = frozenset(),
+    marked: Callable[[str], bool] = release_marked,
 ) -> bool:
     """Whether a title tag says where a change goes rather than what it is about: a version, the
-    name of a branch PRs merge into (``branches``, normalised), or a tag whose titles mostly carry
-    another PR's number (backports and cherry-picks cite the original) or a version as a tag of
-    their own ("[2.13] …"; a version inside a name, "Llama 3.1", is the name's)."""
+    name of a branch PRs merge into (``branches``, normalised), or a tag whose titles are mostly
+    ``release_marked``. ``marked`` is that test, or what a caller that asks about many tags of
+    the same titles worked out once per title."""
     if is_version(term):
         return True
     if term.lower().replace(" ", "").replace("_", "").replace("-", "").replace(".", "") in branches:
         return True
     if len(titles) < 2:
         return False
-    marked = 0
-    for title in titles:  # the whole title: a cherry-pick's "(#12)" is the original PR's number
-        if _PR_REF.search(title) or any(is_version(tag) for tag in parse_title(title).tags):
-            marked += 1
-    return marked >= 0.5 * len(titles)
+    return sum(1 for title in titles if marked(title)) >= 0.5 * len(titles)

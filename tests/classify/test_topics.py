@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from classify.titles import parse_title
-from classify.topics import abbreviates, display_case, leading_verb, stem, title_terms
+from classify.topics import (
+    abbreviates,
+    display_case,
+    leading_verb,
+    release_marked,
+    stem,
+    title_terms,
+)
 
 
 @pytest.mark.parametrize(
@@ -93,3 +100,10 @@ def test_leading_verb_reads_past_tags_and_prefixes() -> None:
 )
 def test_series_markers_are_reported(title: str, series: str | None) -> None:
     assert parse_title(title).series == series
+
+
+def test_release_marked_examples() -> None:
+    assert release_marked("[2.13] Fix the loader")
+    assert release_marked("[cherry-pick] Fix a (#12)")
+    assert not release_marked("[Model] Support Llama 3.1")
+    assert not release_marked("Add Qwen2.5 support")
