@@ -799,7 +799,8 @@ class _Search:
         self.cap = cap = max(MIN_PRS, int(MAX_SHARE * total))
         self.places = places = _places(prs, paths)
         _name_places(topics, places, vocab)
-        marks: dict[str, bool] = {}  # each title's release mark, read once for all its topics
+        # each title's release mark, read once for all the topics it shares
+        marks = {s.pr.title: release_marked(s.pr.title) for s in prs}
         self.candidates = candidates = [
             tp
             for tp in topics.values()
@@ -931,23 +932,16 @@ class _Search:
         return themes
 
 
-def _mechanics(tp: _Topic, by_number: Mapping[int, ListedPR], marks: dict[str, bool]) -> bool:
+def _mechanics(tp: _Topic, by_number: Mapping[int, ListedPR], marks: Mapping[str, bool]) -> bool:
     """A tag or word that says where changes go, not what they are about — a version, or what
     titles naming versions or other PRs share (backports, cherry-picks, release branches) — is
     no story (``classify.topics.release_mechanics``: a rule, not a list of words). ``marks``
-    holds the titles' release marks worked out so far in this search: a title shares topics
-    with many others, and parsing it once per topic was most of a week's search."""
+    holds the period's titles' release marks: a title shares topics with many others, and
+    parsing it again for each was a fifth of a computed week's digest."""
     if tp.source not in ("tag", "name", "word"):
         return False
     titles = [by_number[n].pr.title for n in tp.titled if n in by_number]
-
-    def marked(title: str) -> bool:
-        hit = marks.get(title)
-        if hit is None:
-            hit = marks[title] = release_marked(title)
-        return hit
-
-    return release_mechanics(tp.text, titles, marked=marked)
+    return release_mechanics(tp.text, titles, marked=marks.__getitem__)
 
 
 def _team_spelling(tp: _Topic, topics: Mapping[str, _Topic]) -> str:
