@@ -166,6 +166,8 @@ def _safe_cut(text: str, limit: int) -> int:
     while moved != cut:  # each rule only moves the cut back: stop when none moves it
         moved = cut
         start = text.rfind("[#", 0, cut)
+        while start > 0 and _escaped(text, start):  # an escaped "\\[#" is a title's text, not our link
+            start = text.rfind("[#", 0, start)
         if start != -1:
             end = text.find(")", start)
             if end >= cut and text.find("](", start) < cut + MAX_URL:
@@ -173,7 +175,17 @@ def _safe_cut(text: str, limit: int) -> int:
         while 0 < cut < len(text) and text[cut - 1] == "\\":
             cut -= 1
         cut = outside_spans(cut, spans)  # not inside our code span or bold
-    return max(cut, 1)
+    if cut < 1:  # no safe place: at least keep an escape with the character it escapes
+        return 2 if text.startswith("\\") and len(text) > 1 else 1
+    return cut
+
+
+def _escaped(text: str, i: int) -> bool:
+    """Whether ``text[i]`` follows an escaping backslash (an odd run of them)."""
+    run = 0
+    while i - run > 0 and text[i - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
 
 
 def _spans(text: str) -> list[tuple[int, int]]:
