@@ -14,7 +14,9 @@ smaller), the figures the learned-profile work is judged by:
 - **themes**: the share of windows whose digest tells at least one storyline (target ≥ 3 of 4);
 - **modules**: how many the profile declares and how many get PRs (target ≤ 25), how many hold
   fewer than 2% of the repository's PRs, the windows where one module holds more than 40% of the
-  window's PRs, and the share of PRs left in the catch-all (target ≤ 10%);
+  window's PRs — with, for each, how likely the module would fill the window so by its share of
+  the history alone (a module too coarse does so often; a week's series or batch of bumps does
+  not) — and the share of PRs left in the catch-all (target ≤ 10%);
 - **coherence**: for each module, the share of its PRs that touch its *main directory* — the
   directory (one to three levels deep) that most of its PRs touch, the deeper on a tie — averaged
   over modules (target ≥ 0.7);
@@ -37,6 +39,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import math
 import re
 import statistics
 import sys
@@ -63,6 +66,9 @@ MAX_CATCH_ALL = 0.1
 MIN_COHERENCE = 0.7
 MIN_THEMED = 0.75
 MIN_GIST_SHOWN = 0.6
+CHANCE = 0.05
+"""a window over 40% whose top module would fill it this much by chance this often is a module too
+coarse for the window; below it, the week itself is the burst"""
 
 # -- the judge's patterns ---------------------------------------------------------------------------
 
@@ -227,6 +233,15 @@ def windows(merged: Sequence[datetime], minimum: int = MIN_WINDOW) -> tuple[str,
 # -- per-repository figures ----------------------------------------------------------------------
 
 
+def binomial_tail(n: int, k: int, p: float) -> float:
+    """P(X ≥ k) for X ~ Binomial(n, p): were a window's PRs drawn from the history at random,
+    the chance that a module with share ``p`` gets ``k`` or more of ``n``. A tiny chance says the
+    window is a burst of the week (a series, a batch of bumps), not a module too coarse."""
+    if k <= 0:
+        return 1.0
+    return min(1.0, sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+
+
 def main_directory(paths_per_pr: Iterable[Sequence[str]]) -> tuple[str | None, float]:
     """The directory (1–3 levels) most of these PRs touch (the deeper on a tie) and its share."""
     prs = list(paths_per_pr)
@@ -261,6 +276,14 @@ class WindowFigures:
     versionless: list[int]
     user_facing_key: int = 0
     key_in_notes: int = 0
+    top_by_bots: int = 0
+    top_history_share: float = 0.0
+    """the top module's share of the whole history: with it, how likely a window this full is by chance"""
+
+    @property
+    def top_chance(self) -> float:
+        """P(a module holding ``top_history_share`` of the PRs holds this many of the window's by chance)."""
+        return binomial_tail(self.n, round(self.top_module[1] * self.n), self.top_history_share)
 
 
 @dataclass
@@ -304,6 +327,9 @@ class RepoFigures:
             "modules_under_2pct": len(self.small_modules),
             "windows_over_40pct": f"{len(over)}/{len(w)}",
             "max_window_share": max((x.top_module[1] for x in w), default=0.0),
+            "windows_over_40pct_by_size": sum(
+                1 for x in w if x.top_module[1] > MAX_WINDOW_SHARE and x.top_chance >= CHANCE
+            ),
             "catch_all_share": self.catch_all / self.prs if self.prs else None,
             "coherence": self.coherence,
             "echo_gists": len(self.echo_gists),
@@ -392,9 +418,10 @@ def measure(
         bad_theme_names=[],
     )
     full = {s.pr.number: s for s in everything}
+    history_share = {m: len(v) / n for m, v in per_module.items()}
     for period in periods:
         stats = gather_fn(store, profile, repo, period)
-        figures.windows.append(_window(stats, profile, sections, full))
+        figures.windows.append(_window(stats, profile, sections, full, history_share))
         figures.bad_theme_names += [
             th.name["en"] for th in stats.themes if is_version_or_branch(th.name["en"])
         ]
@@ -404,7 +431,11 @@ def measure(
 
 
 def _window(
-    stats: DigestStats, profile: Profile, sections: Mapping[int, str] | None, full: Mapping[int, StoredPR]
+    stats: DigestStats,
+    profile: Profile,
+    sections: Mapping[int, str] | None,
+    full: Mapping[int, StoredPR],
+    history_share: Mapping[str, float] | None = None,
 ) -> WindowFigures:
     """One window's figures; ``full`` holds every PR with its files and body (a digest reads neither)."""
     catch = profile.catch_all_module
@@ -433,6 +464,10 @@ def _window(
         versionless=versionless,
         user_facing_key=sum(1 for s in noted if sections and sections[s.pr.number] in USER_FACING),
         key_in_notes=len(noted),
+        top_by_bots=sum(
+            1 for s in stats.prs if top[0] in s.cls.modules and chore_reason(full[s.pr.number].pr) == "bot"
+        ),
+        top_history_share=(history_share or {}).get(top[0], 0.0),
     )
 
 
@@ -469,7 +504,8 @@ def report(results: Sequence[RepoFigures], per_window: bool = False) -> str:
         lines.append(
             f"  modules: {r.modules_declared} declared, {r.modules_used} with PRs (≤ {MAX_MODULES}); "
             f"{len(r.small_modules)} under 2% of PRs; windows with a module over 40%: {s['windows_over_40pct']} "
-            f"(max {_f(s['max_window_share'], 2)}); catch-all {_f(s['catch_all_share'], 3)} (≤ {MAX_CATCH_ALL})"
+            f"(max {_f(s['max_window_share'], 2)}; {s['windows_over_40pct_by_size']} as likely from the module's "
+            f"size alone, p ≥ {CHANCE}); catch-all {_f(s['catch_all_share'], 3)} (≤ {MAX_CATCH_ALL})"
         )
         lines.append(
             f"  coherence (module PRs in its main directory, mean): {_f(r.coherence, 3)} (≥ {MIN_COHERENCE})"
@@ -497,6 +533,8 @@ def report(results: Sequence[RepoFigures], per_window: bool = False) -> str:
                     f"    {w.label:<9} N={w.n:<4} top {w.top_module[0]} {w.top_module[1]:.0%}  "
                     f"catch-all {w.catch_all}  key {w.key} chores {len(w.chores)}  themes: {'; '.join(w.themes) or '—'}"
                 )
+                if w.top_module[1] > MAX_WINDOW_SHARE:
+                    lines.append(_over_note(w))
             worst = sorted(r.coherence_by_module.items(), key=lambda kv: kv[1][1])[:8]
             lines.append(
                 "    least coherent modules: " + "; ".join(f"{m} {d} {v:.2f} ({k})" for m, (d, v, k) in worst)
@@ -505,6 +543,15 @@ def report(results: Sequence[RepoFigures], per_window: bool = False) -> str:
                 lines.append(f"    version/branch theme names: {', '.join(r.bad_theme_names[:10])}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _over_note(w: WindowFigures) -> str:
+    """Why a window is over the share: how full it would be by chance, and how much is bots' work."""
+    k = round(w.top_module[1] * w.n)
+    return (
+        f"              over {MAX_WINDOW_SHARE:.0%}: {w.top_module[0]} holds {w.top_history_share:.0%} of the history; "
+        f"{k}+ of {w.n} by chance p={w.top_chance:.1g}; {w.top_by_bots} of the {k} by bots"
+    )
 
 
 # -- running --------------------------------------------------------------------------------------

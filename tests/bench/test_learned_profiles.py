@@ -99,3 +99,30 @@ def test_a_synthetic_repository_imported_as_a_new_user_would_meets_the_threshold
     assert result.unit == "weeks" and len(result.windows) == 7
     report = lp.report([result], per_window=True)
     assert "acme/app — profile learned" in report and "themes:" in report
+
+
+def test_the_chance_of_a_full_window_separates_a_burst_from_a_coarse_module() -> None:
+    # by hand: P(X >= 2) for X ~ Binomial(3, 0.5) = (3 + 1) / 8
+    assert lp.binomial_tail(3, 2, 0.5) == 0.5
+    assert lp.binomial_tail(10, 0, 0.1) == 1.0
+    coarse = lp.binomial_tail(20, 9, 0.4)  # a module with 40% of the history fills 9 of 20 often
+    burst = lp.binomial_tail(20, 9, 0.05)  # one with 5% does so only in a week of its own
+    assert coarse > lp.CHANCE > burst
+    week = lp.WindowFigures(
+        label="2026-W19",
+        n=20,
+        themes=[],
+        top_module=("deps", 0.45),
+        catch_all=0,
+        key=0,
+        chores=[],
+        key_with_prose=0,
+        key_with_prose_gist=0,
+        dependency_entries=9,
+        versionless=[],
+        top_by_bots=8,
+        top_history_share=0.05,
+    )
+    assert week.top_chance == burst
+    assert "deps holds 5% of the history; 9+ of 20 by chance p=" in lp._over_note(week)
+    assert lp._over_note(week).endswith("8 of the 9 by bots")
