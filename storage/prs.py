@@ -818,6 +818,32 @@ class PRStore:
         ).fetchall()
         return {str(t): int(c) for t, c in rows}
 
+    def outside_counts(
+        self,
+        repo: str,
+        windows: Sequence[tuple[datetime, datetime]],
+        shown: Sequence[str],
+        modules: Sequence[str] | TagFilter = (),
+    ) -> list[int]:
+        """How many PRs merged in each [start, end) window carry none of the ``shown`` modules
+        (optionally only PRs of ``modules``): the "none of these" row of a chart that shows a few
+        modules, in the windows before its period. Counted per PR, not per module — a sum over the
+        other modules would count a PR once for each."""
+        if not windows:
+            return []
+        lo, hi = min(windows)[0], max(e for _, e in windows)
+        only, params = self._only(repo, lo, hi, modules)
+        marks = ",".join("?" for _ in shown)
+        # one indexed read over the windows' span, as window_rows does, then each PR to its window
+        rows = self.db.execute(
+            "SELECT merged_at FROM prs WHERE repo = ? AND merged_at >= ? AND merged_at < ? "
+            "AND number NOT IN (SELECT number FROM pr_tags WHERE repo = ? AND tag_type = 'module' "
+            f"AND tag IN ({marks}) AND merged_at >= ? AND merged_at < ?){only}",
+            (repo, iso(lo), iso(hi), repo, *shown, iso(lo), iso(hi), *params),
+        ).fetchall()
+        bounds = [(iso(s), iso(e)) for s, e in windows]
+        return [sum(1 for (m,) in rows if a <= m < b) for a, b in bounds]
+
     def window_rows(
         self, repo: str, windows: Sequence[tuple[datetime, datetime]], modules: Sequence[str] | TagFilter = ()
     ) -> list[list[tuple[int, float, int, str]]]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from commands.locale import flag_label, t
 from commands.model import Attachment, Image, Reply
+from commands.report.trends import CHART_MODULES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -45,7 +46,6 @@ PREVIEW_PX = 600
 FONT_PT = 10.0  # the smallest text in the chart
 TITLE_PT = 12.0
 EDGE_PAD_PT = 8  # points of empty margin between the figure's edge and any text
-MODULE_ROWS = 12  # the busiest modules get a row each; the rest share one "other" row
 ROW_IN = 0.42  # inches per module row: two bars and their counts
 
 
@@ -79,25 +79,21 @@ def _avg_label(data: Mapping[str, Any], lang: str) -> str | None:
     return t(lang, "chart.avg_weeks" if comparison.get("weekly") else "chart.avg_periods", n=n)
 
 
-def module_rows(data: Mapping[str, Any], lang: str) -> tuple[list[str], list[int], list[float | None]]:
+def module_rows(data: Mapping[str, Any], lang: str) -> tuple[list[str], list[int], list[float]]:
     """(names, this period's counts, averages): the digest's busiest modules in its order, and
     one row for the PRs that touch none of them — 42 rows of bars cannot be read in a chat
-    preview, 13 can. That row counts PRs (a sum over the other modules would count a PR once per
-    module and dwarf every bar); the digest keeps no average for it, so it has none."""
+    preview, 13 can. That row counts PRs, this period's and the comparison windows' alike (the
+    digest's ``other_modules``: a sum over the other modules would count a PR once per module)."""
     modules = list(data.get("modules") or [])
-    shown, rest = modules[:MODULE_ROWS], modules[MODULE_ROWS:]
+    shown = modules[:CHART_MODULES]
     names = [str(m.get("label") or m["module"]) for m in shown]
     now = [int(m["count"]) for m in shown]
-    avg: list[float | None] = [float(m["avg_4w"] or 0) for m in shown]
-    if rest:
-        top = {m["module"] for m in shown}
-        elsewhere = sum(
-            1 for pr in data.get("prs") or [] if pr.get("modules") and not top & set(pr["modules"])
-        )
-        if elsewhere:
-            names.append(t(lang, "chart.other", n=len(rest)))
-            now.append(elsewhere)
-            avg.append(None)
+    avg = [float(m["avg_4w"] or 0) for m in shown]
+    rest = data.get("other_modules")
+    if rest and (rest["count"] or rest["avg_4w"]):
+        names.append(t(lang, "chart.other", n=rest["modules"]))
+        now.append(int(rest["count"]))
+        avg.append(float(rest["avg_4w"] or 0))
     return names, now, avg
 
 
@@ -143,9 +139,8 @@ def draw(data: Mapping[str, Any], lang: str) -> Figure:
         handles = []
         avg_label = _avg_label(data, lang)
         if avg_label is not None:  # nothing before the period in the cache: no average to show
-            widths = [v or 0.0 for v in avg]
-            grey = left.barh([y + height / 2 for y in ys], widths, height, color=AVG_COLOR, label=avg_label)
-            labels = ["" if v is None else _count(v) for v in avg]
+            grey = left.barh([y + height / 2 for y in ys], avg, height, color=AVG_COLOR, label=avg_label)
+            labels = [_count(v) for v in avg]
             left.bar_label(grey, labels=labels, padding=2, fontsize=FONT_PT, color=AVG_TEXT_COLOR)
             handles.append(grey)
         blue = left.barh(
@@ -170,7 +165,7 @@ def draw(data: Mapping[str, Any], lang: str) -> Figure:
         fig.legend(
             handles=handles, loc="outside lower center", ncols=len(handles), fontsize=FONT_PT, frameon=False
         )
-        for ax, shown in ((left, [*now, *(v or 0 for v in avg)]), (right, values)):
+        for ax, shown in ((left, [*now, *avg]), (right, values)):
             # room for the value at the end of the longest bar (margins alone lose to tick rounding)
             ax.set_xlim(0, max([*shown, 1]) * 1.3)
             ax.tick_params(axis="x", labelsize=FONT_PT)

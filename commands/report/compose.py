@@ -30,7 +30,7 @@ from commands.report.lead import LEAD_KEY_PRS, lead_blocks
 from commands.report.phrases import average_phrase, compare_heading, not_compared, unit
 from commands.report.recommend import LabelFn, Recommendation, recommendations
 from commands.report.stats import DigestStats, module_tally
-from commands.report.trends import Trend, module_trends, movers
+from commands.report.trends import Trend, module_trends, movers, others
 
 QUICKVIEW = 8
 THEME_ITEMS = 3  # PRs listed under a theme (two when the theme has a one-sentence summary)
@@ -598,7 +598,9 @@ def compose(stats: DigestStats, profile: Profile, lang: str, hint: Hint = _bare)
         if body
     ]
     # the JSON form lists every PR: built only when read (the JSON renderer, the chart)
-    build = partial(_data, stats, themes, trends, recs, profile, lang)
+    # read now, not when the JSON form is built: that may happen on another thread than the cache's
+    rest = others(stats, trends)
+    build = partial(_data, stats, themes, trends, recs, rest, profile, lang)
     # what a language model may word instead (only an edge with a model configured asks)
     prose = partial(digest_parts, stats, profile, lang, layout, parts, partial(_quick_prs, stats), pr_ref)
     return Reply(
@@ -611,6 +613,7 @@ def _data(
     themes: list[Theme],
     trends: list[Trend],
     recs: list[Recommendation],
+    rest: dict[str, object] | None,
     profile: Profile,
     lang: str,
 ) -> dict[str, Any]:
@@ -667,6 +670,7 @@ def _data(
             }
             for tr in trends
         ],
+        "other_modules": rest,
         "risks": {kind: _risk_summary(stats, kind) for kind in FLAG_KINDS},
         "key_prs": [s.pr.number for s in ranked if s.pr.number in stats.key],
         "highlights": [{"number": s.pr.number, "text": h} for s in ranked for h in s.cls.highlights],

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 
 from classify.key_prs import key_count, key_numbers, select_key, with_period_parts
 from classify.models import FLAG_KINDS, ListedPR, StoredPR
@@ -82,6 +83,10 @@ class DigestStats:
     """with a module filter: every PR merged in the period, to say how many the filter left out"""
     reverted: dict[int, StoredPR] = field(default_factory=dict)
     """revert PR number → the PR it reverted, when that PR is in the cache"""
+    outside_before: Callable[[Sequence[str]], list[int]] = field(default=lambda shown: [], repr=False)
+    """each comparison window's count of PRs carrying none of the given modules, read from the
+    cache when asked: a chart shows a dozen modules and one row for the rest, which per-module
+    counts cannot give (a PR of two other modules would count twice)"""
     _flagged: dict[str, list[ListedPR]] | None = field(default=None, repr=False)
     _ranked: list[ListedPR] | None = field(default=None, repr=False)
     _modules: Counter[str] | None = field(default=None, repr=False)
@@ -270,6 +275,8 @@ def gather(
     )
     stats.counts = _counts(len(prs), len(key), dict(flags))
     stats.reverted = _reverted(store, repo, stats.flagged("revert"))
+    spans = [(w.period.start, w.period.end) for w in previous]
+    stats.outside_before = partial(store.outside_counts, repo, spans, modules=flt)
     return stats
 
 

@@ -9,6 +9,8 @@ from commands.locale.words import shown_avg, signed_pct
 from commands.report.stats import DigestStats
 
 MAX_ROWS = 10
+CHART_MODULES = 12
+"""modules a chart shows as rows of their own (13 rows in all still read in a chat preview)"""
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,20 @@ def module_trends(stats: DigestStats) -> list[Trend]:
     trends = [Trend(m, now.get(m, 0), shown_avg(avg.get(m, 0.0))) for m in set(now) | set(avg)]
     trends.sort(key=lambda tr: (-tr.now, -tr.avg, tr.module))
     return trends
+
+
+def others(stats: DigestStats, trends: list[Trend]) -> dict[str, object] | None:
+    """The chart's last row when there are more modules than it shows: how many other modules,
+    the period's PRs carrying none of the shown ones, and the same count's average over the
+    comparison windows (None when the period is not compared)."""
+    if len(trends) <= CHART_MODULES:
+        return None
+    shown = [tr.module for tr in trends[:CHART_MODULES]]
+    top = set(shown)
+    count = sum(1 for s in stats.prs if not top.intersection(s.cls.modules))
+    before = stats.outside_before(shown) if stats.previous else []
+    avg = shown_avg(sum(before) / len(before)) if before else None
+    return {"modules": len(trends) - CHART_MODULES, "count": count, "avg_4w": avg}
 
 
 def movers(trends: list[Trend]) -> tuple[list[Trend], list[Trend]]:

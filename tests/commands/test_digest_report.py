@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
+from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,13 @@ from classify.rules import Profile
 from classify.storylines import clean_title
 from commands.locale.effects import effect_text
 from commands.locale.evidence import evidence_items
-from commands.locale.words import avg_text, shown_change
+from commands.locale.words import avg_text, shown_avg, shown_change
 from commands.model import BulletList, Heading, Paragraph, Reply, Table
 from commands.registry import Context
 from commands.render import render
 from commands.report.compose import RISK_NAMED
 from storage.db import connect
-from storage.prs import PRStore
+from storage.prs import PRStore, TagFilter
 from tests.conftest import DEMO_NOW, RunFn
 
 WEEKS = ("2026-W15", "2026-W16", "2026-W17", "2026-W18", "2026-W19")
@@ -555,3 +556,26 @@ def test_a_filtered_digest_says_which_prs_it_counts(
     any/all reads as or/and."""
     assert en in _summary(run("digest", "2026-W19", *args))
     assert zh in _summary(run("digest", "2026-W19", *args, lang="zh"))
+
+
+@pytest.mark.parametrize("words", [("2026-W19",), ("2026-W19", "rocm", "core-path")])
+def test_the_rest_of_the_modules_is_counted_per_pr_before_the_period_too(
+    run: RunFn, demo_ctx: Context, words: tuple[str, ...]
+) -> None:
+    """The chart's "none of these" row: PRs carrying none of the first dozen modules, in the
+    period and (averaged) in each comparison window, with the digest's own filter applied."""
+    data = run("digest", *words).data
+    rest = data["other_modules"]
+    assert rest is not None and rest["modules"] == len(data["modules"]) - 12
+    shown = {m["module"] for m in data["modules"][:12]}
+    assert rest["count"] == sum(1 for p in data["prs"] if not shown & set(p["modules"]))
+    flt = TagFilter(tuple(data["modules_filter"]), data["match"], tuple(data["flags_filter"]))
+    before = []
+    for w in data["previous"]:
+        start, end = (datetime.fromisoformat(w["period"][k]) for k in ("start", "end"))
+        prs = demo_ctx.store.merged_between(data["repo"], start, end)
+        prs = [s for s in prs if not flt or flt.matches(s.cls.modules, s.cls.flag_kinds)]
+        assert len(prs) == w["counts"]["merged"]  # the same PRs the comparison counted
+        before.append(sum(1 for s in prs if not shown & set(s.cls.modules)))
+    assert len(before) == 4 and sum(before) > 0
+    assert rest["avg_4w"] == shown_avg(sum(before) / 4)

@@ -51,7 +51,14 @@ def test_the_bars_are_the_digests_counts(run: RunFn, lang: str) -> None:
     elsewhere = sum(1 for p in data["prs"] if p["modules"] and not shown & set(p["modules"]))
     assert 0 < elsewhere < data["counts"]["merged"]
     assert plotted[t(lang, "chart.now")] == [*(m["count"] for m in top), elsewhere]
-    assert plotted[t(lang, "chart.avg_weeks", n=4)] == pytest.approx([*(m["avg_4w"] for m in top), 0])
+    assert data["other_modules"] == {
+        "modules": len(data["modules"]) - 12,
+        "count": elsewhere,
+        "avg_4w": data["other_modules"]["avg_4w"],
+    }
+    rest_avg = data["other_modules"]["avg_4w"]
+    assert rest_avg > 0  # the four weeks before had PRs in none of these modules too
+    assert plotted[t(lang, "chart.avg_weeks", n=4)] == pytest.approx([*(m["avg_4w"] for m in top), rest_avg])
     assert plotted[t(lang, "chart.risks")] == [data["counts"][k] for k in FLAG_KINDS]
     modules_axes = fig.axes[0]
     other = t(lang, "chart.other", n=len(data["modules"]) - 12)
@@ -104,11 +111,11 @@ def test_the_chart_reads_at_chat_preview_size(run: RunFn, lang: str) -> None:
     scale = PREVIEW_PX / (fig.get_figwidth() * fig.dpi)  # image pixels → preview pixels
     sizes = {x.get_text(): x.get_fontsize() * fig.dpi / 72 * scale for x in drawn_texts(fig)}
     assert min(sizes.values()) >= 10, sorted(sizes.items(), key=lambda kv: kv[1])[:3]
-    # every bar carries its value: the counts and the averages (the "other" row has no average)
+    # every bar carries its value: the counts and the averages, the "none of these" row's too
     grey, blue = [[x.get_text() for x in modules_axes.texts][i : i + 13] for i in (0, 13)]
-    top = data["modules"][:12]
-    assert grey == [*(f"{m['avg_4w']:.1f}".removesuffix(".0") for m in top), ""]
-    assert blue[:12] == [str(m["count"]) for m in top] and int(blue[12]) > 0
+    top = [*data["modules"][:12], data["other_modules"]]
+    assert grey == [f"{m['avg_4w']:.1f}".removesuffix(".0") for m in top]
+    assert blue == [str(m["count"]) for m in top] and int(blue[12]) > 0
     assert [x.get_text() for x in risk_axes.texts] == [str(data["counts"][k]) for k in FLAG_KINDS]
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     risk_height = risk_axes.get_window_extent(renderer).height
