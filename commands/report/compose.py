@@ -608,6 +608,19 @@ def compose(stats: DigestStats, profile: Profile, lang: str, hint: Hint = _bare)
     )
 
 
+def _module_rows(trends: list[Trend], profile: Profile, lang: str) -> list[dict[str, Any]]:
+    """Each module's count and average, in the digest's order (the chart's bars)."""
+    return [
+        {
+            "module": tr.module,
+            "label": profile.module_label(tr.module, lang),
+            "count": tr.now,
+            "avg_4w": tr.avg,
+        }
+        for tr in trends
+    ]
+
+
 def _data(
     stats: DigestStats,
     themes: list[Theme],
@@ -661,15 +674,7 @@ def _data(
             }
             for th in themes
         ],
-        "modules": [
-            {
-                "module": tr.module,
-                "label": profile.module_label(tr.module, lang),
-                "count": tr.now,
-                "avg_4w": tr.avg,
-            }
-            for tr in trends
-        ],
+        "modules": _module_rows(trends, profile, lang),
         "other_modules": rest,
         "risks": {kind: _risk_summary(stats, kind) for kind in FLAG_KINDS},
         "key_prs": [s.pr.number for s in ranked if s.pr.number in stats.key],

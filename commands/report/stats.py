@@ -127,11 +127,16 @@ class DigestStats:
         return Counter(self._modules)
 
     def previous_module_avg(self) -> dict[str, float]:
-        total: Counter[str] = Counter()
-        for w in self.previous:
-            total.update(w.modules)
-        n = max(1, len(self.previous))
-        return {m: c / n for m, c in total.items()}
+        return module_avg(self.previous)
+
+
+def module_avg(windows: Sequence[Window]) -> dict[str, float]:
+    """Each module's PRs per window, averaged over ``windows``."""
+    total: Counter[str] = Counter()
+    for w in windows:
+        total.update(w.modules)
+    n = max(1, len(windows))
+    return {m: c / n for m, c in total.items()}
 
 
 def rank_key(s: ListedPR) -> tuple[float, int]:
@@ -250,15 +255,12 @@ def gather(
     bonus = {n: part.points for n, part in parts.items()}
     key = select_key(prs, profile.key_share, profile.key_min_score, bonus)
     prs = [with_period_parts(s, [parts[s.pr.number]] if s.pr.number in parts else []) for s in prs]
-    module_before = {
-        m: n / len(previous) for m, n in sum((Counter(w.modules) for w in previous), Counter()).items()
-    }
     themes = describe(
         rebind(found, prs),
         key,
         profile,
         weekly=comparison.weekly,
-        module_before=module_before if previous else None,
+        module_before=module_avg(previous) if previous else None,
     )
     flags: Counter[str] = Counter(k for s in prs for k in s.cls.flag_kinds)
     stats = DigestStats(
@@ -272,11 +274,12 @@ def gather(
         themes=themes,
         comparison=comparison,
         merged_overall=overall,
+        outside_before=partial(
+            store.outside_counts, repo, [(w.period.start, w.period.end) for w in previous], modules=flt
+        ),
     )
     stats.counts = _counts(len(prs), len(key), dict(flags))
     stats.reverted = _reverted(store, repo, stats.flagged("revert"))
-    spans = [(w.period.start, w.period.end) for w in previous]
-    stats.outside_before = partial(store.outside_counts, repo, spans, modules=flt)
     return stats
 
 
