@@ -299,6 +299,23 @@ def test_breaking_false_positives(vllm: Profile, title: str, body: str) -> None:
     assert "breaking" not in flags(classify(pr(title, body=body), vllm))
 
 
+@pytest.mark.parametrize("name", ["vllm", "generic"])
+def test_removing_the_codes_own_internals_is_not_a_breaking_change(
+    name: str, request: pytest.FixtureRequest
+) -> None:
+    """What users build on breaks; an internal or private piece of the code does not, in either
+    bundled profile (learned profiles take their breaking rules from the generic one)."""
+    profile: Profile = request.getfixturevalue(name)
+    for title in (
+        "refactor: drop internal api push_to_run_queue_introspection()",
+        "chore(artifacts): remove the private `Artifact._storage_policy` attribute",
+        "Delete internal helper functions from the loader",
+    ):
+        assert "breaking" not in flags(classify(pr(title), profile)), title
+    for title in ("Remove the public `--foo` option", "Drop support for Python 3.8", "Remove the v1 API"):
+        assert flags(classify(pr(title), profile))["breaking"], title  # removals users see still are
+
+
 def test_breaking_words_in_the_template_are_ignored(vllm: Profile) -> None:
     body = (
         vllm_body("Faster sampler.")
