@@ -95,7 +95,7 @@ def learn(history: History) -> Learned:
     for p in places:
         en, zh = label(p, naming.get(p.key), casing, history.repo)
         modules.append(Module(ids[p.key], p, spec_for(p, roles, tree, en, zh)))
-    unique_labels(modules)
+    unique_labels(modules, casing, history.repo)
     route_tags(modules, naming, sizes)
     modules.sort(key=lambda m: (m.place.role is not None, -sizes[m.place.key], m.id))
     learned = Learned(data=_profile_data(history, prs, modules, roles, marks))

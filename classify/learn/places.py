@@ -186,23 +186,34 @@ def earlier_overlapping(roles: PathRoles, tree: Sequence[str], role: str) -> lis
     return out
 
 
-def unique_labels(modules: Sequence[Module]) -> None:
-    """Two modules never share a label: what a split leaves of a directory is its "other" part,
-    and of two unrelated directories of one name the later says which directory it is."""
+def unique_labels(modules: Sequence[Module], casing: Mapping[str, str], repo: str) -> None:
+    """Two modules never share a label. Directories of one name in different places are told
+    apart by the directories above them, as a reader would say it: ``wandb/sdk/internal`` and
+    ``core/internal`` are "SDK internal" and "Core internal", not "Internal" twice (nor one of
+    them "Internal (other)", which says neither where it is nor what it is apart from)."""
     by_label: dict[str, list[Module]] = {}
     for m in modules:
-        by_label.setdefault(norm(m.spec["en"]), []).append(m)
+        if m.place.role is None:
+            by_label.setdefault(norm(m.spec["en"]), []).append(m)
     for same in by_label.values():
         if len(same) < 2:
             continue
-        whole = [m for m in same if not (m.place.cut.excluded and m.place.role is None)]
-        for m in same:
-            if m.place.role is not None:
-                continue
-            if m.place.cut.excluded:
-                m.spec["en"] = m.spec["zh"] = f"{m.spec['en']} (other)"
-            elif whole and m is not whole[0]:
-                m.spec["en"] = m.spec["zh"] = f"{m.spec['en']} ({m.place.cut.path})"
+        parents = [named_parts(m.place.cut.path, repo)[:-1] for m in same]
+        for depth in range(1, max(len(p) for p in parents) + 1):
+            above = [" ".join(reader_name(x, casing, directory=True) for x in p[-depth:]) for p in parents]
+            if len({norm(a) for a in above}) == len(same):
+                break
+        else:
+            above = [m.place.cut.path for m in same]  # the same names all the way up: the paths
+        for m, where in zip(same, above, strict=True):
+            if where:
+                m.spec["en"] = m.spec["zh"] = f"{where} {_mid_sentence(m.spec['en'])}"
+
+
+def _mid_sentence(name: str) -> str:
+    """A label after a qualifier: "Internal" → "internal"; an acronym or a mixed-case name stays."""
+    first = name.split(" ", 1)[0]
+    return name[:1].lower() + name[1:] if first[:1].isupper() and first[1:].islower() else name
 
 
 def route_tags(modules: Sequence[Module], naming: Mapping[str, Naming], sizes: Mapping[str, int]) -> None:

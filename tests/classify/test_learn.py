@@ -215,6 +215,17 @@ def test_module_ids_stay_when_the_directory_does() -> None:
     assert "parser" not in again.data["modules"]
 
 
+def test_directories_of_one_name_are_told_apart_by_where_they_are() -> None:
+    """``app/sdk/internal`` and ``core/internal`` both hold enough PRs: each is named by the
+    directory above it, as the team spells it ("SDK"), never "Internal" twice."""
+    prs = many(30, "Fix the SDK internal queue", ["app/sdk/internal/queue.py"])
+    prs += many(30, "Tune core internal pools", ["core/internal/pool.go"])
+    prs += many(30, "Speed up the SDK run", ["app/sdk/run.py"])
+    prs += many(30, "Render the core dashboard", ["core/ui/view.go"])
+    names = {spec["en"] for spec in learned_from(prs).data["modules"].values()}
+    assert {"SDK internal", "Core internal"} <= names and "Internal" not in names
+
+
 def test_spellings_come_from_the_titles() -> None:
     casing = casing_table(["[e2e] Add E2E test for DDP", "[ddp] DDP rendezvous", "Fix ddp timeout in E2E"])
     assert reader_name("e2e", casing) == "E2E" and reader_name("ddp", casing) == "DDP"
