@@ -24,6 +24,7 @@ from classify.models import Classification, FileChange, Flag, FlagKind, PullRequ
 from classify.profile import Compiled, Profile, RuleMatchers
 from classify.text import clean_body, highlights, shorten
 from classify.titles import ParsedTitle, norm, parse_title, split_tag
+from classify.topics import OWN_VERSION
 
 MAX_EVIDENCE_WORDS = 5
 # Descriptions beyond this many characters are pasted logs and benchmark dumps: not read further.
@@ -542,12 +543,6 @@ _TYPO = re.compile(
     r"\b(?:typos?|grammar|grammatical|spelling|misspell\w*|docstrings?|wording|whitespace|punctuation)\b",
     re.I,
 )
-_OWN_VERSION = re.compile(
-    r"^\W*(?:release|releasing)\b(?!\s+notes?\b)(?:\s+version)?\s+v?\d"
-    r"|\b(?:bump|bumps|bumped|update|set|prepare|increment)\b[\w\s]{0,12}?\bversions?\b(?!\s+(?:of|constraint|range|pin))"
-    r"|\bprepare\b[\w\s.]{0,24}\brelease\b|\bversion\s+bump\b",
-    re.I,
-)
 _RELEASE_MARKS = frozenset({"🔖", ":bookmark:"})
 
 
@@ -602,7 +597,7 @@ def _never_key(
         ("lockfile", lambda: dep is not None and not named),
         (
             "own-version",
-            lambda: not named and (bool(_RELEASE_MARKS & set(tags)) or bool(_OWN_VERSION.search(text))),
+            lambda: not named and (bool(_RELEASE_MARKS & set(tags)) or bool(OWN_VERSION.search(text))),
         ),
         ("typo", lambda: bool(_TYPO.search(text))),
     )

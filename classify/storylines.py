@@ -938,7 +938,7 @@ def _mechanics(tp: _Topic, by_number: Mapping[int, ListedPR], marks: Mapping[str
     no story (``classify.topics.release_mechanics``: a rule, not a list of words). ``marks``
     holds the period's titles' release marks: a title shares topics with many others, and
     parsing it again for each was a fifth of a computed week's digest."""
-    if tp.source not in ("tag", "name", "word"):
+    if tp.source not in ("tag", "name", "phrase", "word"):
         return False
     titles = [by_number[n].pr.title for n in tp.titled if n in by_number]
     return release_mechanics(tp.text, titles, marked=marks.__getitem__)

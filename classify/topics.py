@@ -166,11 +166,27 @@ def is_version(term: str) -> bool:
     return bool(_VERSION_TERM.fullmatch(text)) and any(c.isdigit() for c in text)
 
 
+# a title bumping the repository's own version: "Release version 0.141.1", "Bump version to 2.3",
+# "Prepare the 2.3 release" (a dependency's version is named with "from … to …", another rule's)
+OWN_VERSION = re.compile(
+    r"^\W*(?:release|releasing)\b(?!\s+notes?\b)(?:\s+version)?\s+v?\d"
+    r"|\b(?:bump|bumps|bumped|update|set|prepare|increment)\b[\w\s]{0,12}?\bversions?\b(?!\s+(?:of|constraint|range|pin))"
+    r"|\bprepare\b[\w\s.]{0,24}\brelease\b|\bversion\s+bump\b",
+    re.I,
+)
+
+
 def release_marked(title: str) -> bool:
     """Whether a title carries another PR's number (backports and cherry-picks cite the original:
-    the whole title is read, a cherry-pick's "(#12)" included) or a version as a tag of its own
-    ("[2.13] …"; a version inside a name, "Llama 3.1", is the name's)."""
-    return bool(_PR_REF.search(title)) or any(is_version(tag) for tag in parse_title(title).tags)
+    the whole title is read, a cherry-pick's "(#12)" included), a version as a tag of its own
+    ("[2.13] …"; a version inside a name, "Llama 3.1", is the name's), or bumps the repository's
+    own version ("🔖 Release version 0.141.1": what such titles share is the release, no story)."""
+    parsed = parse_title(title)
+    return (
+        bool(_PR_REF.search(title))
+        or any(is_version(tag) for tag in parsed.tags)
+        or bool(OWN_VERSION.search(parsed.after_tags or title))
+    )
 
 
 def release_mechanics(

@@ -173,6 +173,20 @@ def test_bots_tell_no_story(generic: Profile) -> None:
     assert all(not set(th.numbers) & {s.pr.number for s in bumps} for th in themes)
 
 
+def test_the_repositorys_own_releases_tell_no_story(generic: Profile) -> None:
+    """ "Release version 0.141.N" twelve times is a habit of releasing, not a storyline."""
+    releases = [spr(f"🔖 Release version 0.141.{i}", kind="chore", score=0.5) for i in range(12)]
+    earlier = [
+        [f"🔖 Release version 0.140.{i}" for i in range(2)] + [f"Tweak Zz{i} handling" for i in range(20)]
+    ]
+    themes = find_themes([*releases, *filler(70)], generic, previous=earlier * 4)
+    assert all(not set(th.numbers) & {s.pr.number for s in releases} for th in themes)
+    # the same titles naming a feature instead are a story
+    feature = [spr(f"Release notes search {i}", kind="feature") for i in range(12)]
+    themes = find_themes([*feature, *filler(70)], generic, previous=earlier * 4)
+    assert any(set(th.numbers) & {s.pr.number for s in feature} for th in themes)
+
+
 def test_untagged_prs_working_in_the_series_files_join_it(generic: Profile) -> None:
     series = [spr(f"[enc] Recode the {w}") for w in ("booster", "predictor", "dask path", "sklearn path")]
     kin = [spr(f"Store categories from {w}") for w in ("pandas", "arrow", "polars")]

@@ -107,3 +107,19 @@ def test_release_marked_examples() -> None:
     assert release_marked("[cherry-pick] Fix a (#12)")
     assert not release_marked("[Model] Support Llama 3.1")
     assert not release_marked("Add Qwen2.5 support")
+    # the repository's own version bumped: what such titles share is the release
+    assert release_marked("🔖 Release version 0.141.1")
+    assert release_marked("chore: bump version to 2.3.0")
+    assert not release_marked("⬆ Bump starlette from 0.52.1 to 1.0.0")  # a dependency's version
+    assert not release_marked("📝 Update release notes")
+
+
+def test_release_version_titles_make_no_storyline() -> None:
+    """Nineteen "Release version X" PRs in a month share two words and a habit, not a story."""
+    from classify.topics import release_mechanics
+
+    titles = [f"🔖 Release version 0.141.{i}" for i in range(19)]
+    assert release_mechanics("Release version", titles)
+    assert not release_mechanics(
+        "OpenAPI", ["Avoid flattening dependencies for OpenAPI", "Fix OpenAPI 3.1 refs"]
+    )
