@@ -16,7 +16,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from classify.text import BULLET, GIST_MAX, clean_body, is_table_row, plain, shorten
+from classify.text import (
+    BULLET,
+    GIST_MAX,
+    clean_body,
+    is_table_row,
+    mid_sentence,
+    plain,
+    shorten,
+    without_final_period,
+)
 
 _HEADING = re.compile(r"\s{0,3}(?:#{1,6}\s*(?P<h>.*?)\s*#*\s*$|\*\*(?P<b>[^*]{1,60})\*\*\s*:?\s*$)")
 # "Test Plan:", "Motivation" — a template's section name on a line of its own, without markdown
@@ -142,7 +151,11 @@ def _joined(lines: list[str]) -> str:
         ln = plain(ln.lstrip(" >"))
         if ln:
             parts.append(ln)
-    return ("; " if bullets else " ").join(parts)
+    if not bullets:
+        return " ".join(parts)
+    # list items as one sentence: "Drop X; add tests for Y; use Z" (not "Drop X.; Add tests …")
+    items = [*(without_final_period(x) for x in parts[:-1]), *parts[-1:]]
+    return "; ".join([*items[:1], *(mid_sentence(x) for x in items[1:])])
 
 
 # -- echoes of the title ----------------------------------------------------------------------------

@@ -68,6 +68,7 @@ from typing import NamedTuple, Protocol
 from classify.engine import is_bot
 from classify.models import ListedPR, ScorePart
 from classify.rules import Profile
+from classify.text import without_final_period
 from classify.titles import is_series_marker, norm, parse_title, split_tag
 from classify.topics import (
     CHANGE_VERBS,
@@ -180,8 +181,9 @@ class Theme:
 
 
 def clean_title(title: str) -> str:
-    """A title without its [Tags], conventional-commit prefix or trailing (#123)."""
-    return parse_title(title).text or title.strip()
+    """A title as a digest shows it: without its [Tags], conventional-commit prefix, trailing
+    (#123) or closing full stop (a title is a heading, and a dash or a PR link follows it)."""
+    return without_final_period(parse_title(title).text or title.strip())
 
 
 # -- topics --------------------------------------------------------------------------------------------
@@ -801,10 +803,14 @@ class _Search:
         _name_places(topics, places, vocab)
         # each title's release mark, read once for all the topics it shares
         marks = {s.pr.title: release_marked(s.pr.title) for s in prs}
+        # the project's own name ("FastAPI People", "wandb.init") is in titles about anything
+        own = {norm(s.pr.repo.rsplit("/", 1)[-1]) for s in prs}
         self.candidates = candidates = [
             tp
             for tp in topics.values()
-            if MIN_PRS <= len(tp.members) <= cap and not _mechanics(tp, by_number, marks)
+            if MIN_PRS <= len(tp.members) <= cap
+            and not _mechanics(tp, by_number, marks)
+            and not (tp.source in ("name", "word") and norm(tp.text) in own)
         ]
         if not isinstance(previous, Sequence) and history.known:
             previous.fetch(tp.key for tp in candidates)  # one read for all (namers are read when named)

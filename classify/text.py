@@ -132,6 +132,28 @@ def plain(line: str) -> str:
     return " ".join(line.split())
 
 
+def mid_sentence(text: str) -> str:
+    """Text set after a qualifier or a semicolon: "Add tests" → "add tests"; an acronym, a name
+    with capitals inside ("DMatrix") or code keeps its spelling."""
+    first = text.split(" ", 1)[0]
+    return (
+        text[:1].lower() + text[1:]
+        if first[:1].isupper() and first[1:].isalpha() and first[1:].islower()
+        else text
+    )
+
+
+def without_final_period(text: str) -> str:
+    """A title or list item without its closing full stop ("Drop the binary format." → "Drop the
+    binary format"); an ellipsis and an abbreviation ("etc.", "e.g.") keep theirs."""
+    if not text.endswith(".") or text.endswith("..") or _ABBREVIATION.search(text):
+        return text
+    return text[:-1].rstrip()
+
+
+_ABBREVIATION = re.compile(r"(?:\b(?:etc|e\.g|i\.e|vs|cf|approx|incl)|\b[A-Za-z])\.$")
+
+
 def shorten(text: str, limit: int) -> str:
     """``text`` cut at a word boundary to at most ``limit`` characters, with an ellipsis."""
     if len(text) <= limit:

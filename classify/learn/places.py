@@ -17,6 +17,7 @@ from typing import Any
 
 from classify.learn.modules import NAME_RECALL, Cut, Naming, reader_name
 from classify.learn.paths import LANGUAGE_NAMES, ROLES, PathRoles, is_language
+from classify.text import mid_sentence
 from classify.titles import norm
 
 CATCH_ALL = "other"
@@ -207,13 +208,7 @@ def unique_labels(modules: Sequence[Module], casing: Mapping[str, str], repo: st
             above = [m.place.cut.path for m in same]  # the same names all the way up: the paths
         for m, where in zip(same, above, strict=True):
             if where:
-                m.spec["en"] = m.spec["zh"] = f"{where} {_mid_sentence(m.spec['en'])}"
-
-
-def _mid_sentence(name: str) -> str:
-    """A label after a qualifier: "Internal" → "internal"; an acronym or a mixed-case name stays."""
-    first = name.split(" ", 1)[0]
-    return name[:1].lower() + name[1:] if first[:1].isupper() and first[1:].islower() else name
+                m.spec["en"] = m.spec["zh"] = f"{where} {mid_sentence(m.spec['en'])}"
 
 
 def route_tags(modules: Sequence[Module], naming: Mapping[str, Naming], sizes: Mapping[str, int]) -> None:

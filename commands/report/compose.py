@@ -481,13 +481,16 @@ def _first_sentences(text: str, limit: int = GIST_CHARS) -> str:
 
 
 def _quick_en(s: ListedPR) -> str:
-    parts = []
-    if s.cls.gist:
-        parts.append(_first_sentences(s.cls.gist))
+    return _with_effect(_first_sentences(s.cls.gist) if s.cls.gist else "", s)
+
+
+def _with_effect(gist: str, s: ListedPR) -> str:
+    """The gist and the PR's first measured effect, unless the gist says it already (in any case:
+    a list item in the gist may start lower-case: "…; up to 42% speedup")."""
     effect = s.cls.highlights[0] if s.cls.highlights else ""
-    if effect and effect.rstrip(".") not in " ".join(parts):
-        parts.append(effect if effect.endswith((".", "!", "?")) else effect + ".")
-    return " ".join(parts)
+    if not effect or effect.rstrip(".").lower() in gist.lower():
+        return gist
+    return f"{gist} {effect if effect.endswith(('.', '!', '?')) else effect + '.'}".strip()
 
 
 def _quick_zh(s: ListedPR, profile: Profile, label: LabelFn) -> str:
@@ -520,9 +523,7 @@ def _one_line(s: ListedPR, profile: Profile, label: LabelFn, lang: str) -> str:
     if lang == "zh":
         return _quick_zh(s, profile, label)
     gist = _first_sentences(s.cls.gist.split(". ")[0].rstrip(".") + ".") if s.cls.gist else ""
-    effect = s.cls.highlights[0] if s.cls.highlights else ""
-    if effect and effect.rstrip(".") not in gist:
-        gist = f"{gist} {effect if effect.endswith(('.', '!', '?')) else effect + '.'}".strip()
+    gist = _with_effect(gist, s)
     if gist:
         return gist
     modules = [label(m) for m in s.cls.modules[:2] if m != profile.catch_all_module]

@@ -187,6 +187,26 @@ def test_the_repositorys_own_releases_tell_no_story(generic: Profile) -> None:
     assert any(set(th.numbers) & {s.pr.number for s in feature} for th in themes)
 
 
+def test_the_projects_own_name_tells_no_story(generic: Profile) -> None:
+    """In acme/gizmo, "Gizmo" is in titles about anything ("FastAPI People", "wandb.init"): a
+    word naming the project is no storyline; the same word in another repository is one."""
+    titles = [
+        "Tidy Gizmo people handling",
+        "Fix Gizmo sponsor list",
+        "Speed up Gizmo team view",
+        "Guard Gizmo quota math",
+        "Rework Gizmo ledger sums",
+    ]
+
+    def found(repo: str) -> list[set[int]]:
+        prs = [replace(s, pr=replace(s.pr, repo=repo)) for s in map(spr, titles)]
+        themes = find_themes([*prs, *filler(40)], generic)
+        return [set(th.numbers) & {s.pr.number for s in prs} for th in themes]
+
+    assert not any(found("acme/gizmo"))
+    assert any(len(hit) == 5 for hit in found("acme/other"))
+
+
 def test_untagged_prs_working_in_the_series_files_join_it(generic: Profile) -> None:
     series = [spr(f"[enc] Recode the {w}") for w in ("booster", "predictor", "dask path", "sklearn path")]
     kin = [spr(f"Store categories from {w}") for w in ("pandas", "arrow", "polars")]

@@ -53,7 +53,7 @@ def test_gist_skips_headings_checklists_code_and_issue_links() -> None:
         "- Adds the [LFM2](https://example.com/lfm2) tool parser\n- Handles streaming edge cases\n\n"
         "## Test Plan\n```\npytest -q\n```\n"
     )
-    assert gist(body, "title") == "Adds the LFM2 tool parser; Handles streaming edge cases"
+    assert gist(body, "title") == "Adds the LFM2 tool parser; handles streaming edge cases"
 
 
 def test_gist_prefers_the_text_before_any_heading() -> None:
@@ -141,3 +141,37 @@ def test_highlights_are_short_deduplicated_and_capped() -> None:
 
 def test_highlights_come_from_the_title_too() -> None:
     assert highlights("[Perf] 2x faster MoE align", "") == ["[Perf] 2x faster MoE align"]
+
+
+def test_a_list_description_reads_as_one_sentence() -> None:
+    """A description that is a list of changes (a squash merge's, an author's summary) is joined
+    as one sentence: no "format.; Add", each later item in lower case unless it starts with a name."""
+    body = (
+        "- Drop support for the deprecated binary format.\n"
+        "- Add compatibility tests for categorical features.\n"
+        "- Use the same set of models for Python and R tests.\n"
+        "- DMatrix slicing keeps the categories."
+    )
+    said = gist(body, "Remove the old model format")
+    assert said is not None and ".;" not in said
+    assert said.startswith("Drop support for the deprecated binary format; add compatibility tests")
+    assert "; DMatrix slicing" in said or said.endswith("…")
+
+
+def test_titles_are_shown_without_their_closing_full_stop() -> None:
+    from classify.storylines import clean_title
+    from classify.text import mid_sentence, without_final_period
+
+    assert (
+        clean_title("[EM] Check whether memory policy is set. (#11556)")
+        == "Check whether memory policy is set"
+    )
+    assert without_final_period("Fix the loader, the parser etc.") == "Fix the loader, the parser etc."
+    assert without_final_period("Wait for the pool...") == "Wait for the pool..."
+    assert without_final_period("Support for NumPy 2.") == "Support for NumPy 2"
+    assert [mid_sentence(x) for x in ("Add tests", "DMatrix slicing", "SDK", "iOS build")] == [
+        "add tests",
+        "DMatrix slicing",
+        "SDK",
+        "iOS build",
+    ]

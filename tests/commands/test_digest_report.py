@@ -98,7 +98,8 @@ def _prose(reply: Reply, lang: str) -> list[str]:
         for text in texts:
             text = re.sub(r"`[^`]*`", " ", text)
             for piece in cut:
-                text = text.replace(piece, " ")
+                # a quoted effect may start lower-case, as a later item of a listed description
+                text = re.sub(re.escape(piece), " ", text, flags=re.I)
             text = re.sub(r"\d{4}-W\d{2}|\d{4}-\d{2}-\d{2}(?:\.\.\d{4}-\d{2}-\d{2})?|#\d+", " ", text)
             out.append(text)
     return out
