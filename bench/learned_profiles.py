@@ -21,8 +21,10 @@ smaller), the figures the learned-profile work is judged by:
   directory (one to three levels deep) that most of its PRs touch, the deeper on a tie — averaged
   over modules (target ≥ 0.7);
 - **wording**: gists that repeat or merely extend their title, gists or highlights that are a
-  quoted markdown table row, dependency risk entries that name no version (target 0 each), and
-  theme names that are a version or a branch (target 0);
+  quoted markdown table row, gists that three or more PRs share word for word (a template's
+  text: "What does the PR do? Include a concise description…"; bots' PRs aside), dependency
+  risk entries that name no version (target 0 each), and theme names that are a version or a
+  branch (target 0);
 - **key PRs**: those a maintainer would call chores — docs-only, typo/grammar/docstring fixes,
   bumps of the repository's own version, lockfile refreshes, translations, bots' PRs (target 0);
   the share of key PRs whose description has prose that still show a gist (≥ 60%);
@@ -67,6 +69,7 @@ MIN_COHERENCE = 0.7
 MIN_THEMED = 0.75
 MIN_GIST_SHOWN = 0.6
 CHANCE = 0.05
+REPEATED = 3
 """a window over 40% whose top module would fill it this much by chance this often is a module too
 coarse for the window; below it, the week itself is the burst"""
 
@@ -301,6 +304,9 @@ class RepoFigures:
     coherence_by_module: dict[str, tuple[str | None, float, int]]
     echo_gists: list[int]
     table_rows: list[int]
+    repeated_gists: list[int]
+    """PRs (bots' aside) whose gist is word for word another two PRs' too: a template's text, not
+    what this PR does"""
     bad_theme_names: list[str]
     kind_accuracy: float | None = None
     kind_cited: int = 0
@@ -334,6 +340,7 @@ class RepoFigures:
             "coherence": self.coherence,
             "echo_gists": len(self.echo_gists),
             "table_rows": len(self.table_rows),
+            "repeated_gists": len(self.repeated_gists),
             "versionless_dependency_entries": sum(len(x.versionless) for x in w),
             "dependency_entries": sum(x.dependency_entries for x in w),
             "chore_key_prs": f"{chores}/{key}",
@@ -401,6 +408,9 @@ def measure(
         for s in everything
         if is_table_row(s.cls.gist) or any(is_table_row(h) for h in s.cls.highlights)
     ]
+    people = [s for s in everything if s.cls.gist and chore_reason(s.pr) != "bot"]
+    said = Counter(s.cls.gist for s in people)
+    repeated = [s.pr.number for s in people if said[s.cls.gist] >= REPEATED]
     figures = RepoFigures(
         repo=repo,
         profile=f"{profile.name} {profile.version}",
@@ -415,6 +425,7 @@ def measure(
         coherence_by_module=coherence,
         echo_gists=echo,
         table_rows=rows,
+        repeated_gists=repeated,
         bad_theme_names=[],
     )
     full = {s.pr.number: s for s in everything}
@@ -512,6 +523,7 @@ def report(results: Sequence[RepoFigures], per_window: bool = False) -> str:
         )
         lines.append(
             f"  wording: echo gists {len(r.echo_gists)}, table rows {len(r.table_rows)}, "
+            f"gists repeated word for word on {REPEATED}+ PRs {len(r.repeated_gists)}, "
             f"versionless dependency entries {s['versionless_dependency_entries']} of {s['dependency_entries']}, "
             f"version/branch theme names {len(r.bad_theme_names)}"
         )

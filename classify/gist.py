@@ -5,8 +5,9 @@ trailers), the first paragraph of a section that says what the PR does ("Purpose
 untitled text…), else of any usable section; sections about testing, results, benchmarks or
 screenshots never give one. A paragraph is prose only: never a markdown table row, code (a fenced
 or indented block, a shell or REPL line, a line that is one code span), a checklist, a template
-heading ("## Purpose", "**Test Plan**", "Test Plan:"), a list of links, issue references or
-images. And a gist adds to the title: a sentence that repeats the title or merely extends it
+heading ("## Purpose", "**Test Plan**", "Test Plan:") or prompt left in place ("What does the
+PR do?", "Include a concise description of the PR contents."), a list of links, issue references
+or images. And a gist adds to the title: a sentence that repeats the title or merely extends it
 (its words are the title's but for one or two) is left out, and the next sentence or paragraph
 says what the PR does instead; with nothing else to say there is no gist (the title says it).
 """
@@ -66,9 +67,14 @@ _SKIPPED = (
     "eval",
 )
 _SECTION_NAME_DROP = str.maketrans("", "", " _-.:;!?()[]/&*`'\"#")
-_REF = r"(?:(?:[\w.-]+/[\w.-]+)?#(?:\d+|x+)|https?://\S+|@[\w-]+|(?-i:[A-Z][A-Z0-9]{1,9})-\d+)"  # tracker keys too: WB-123
+# an issue or PR reference: "#12", "org/repo#12", a URL, "@someone", a tracker key ("WB-123"), the
+# same as a markdown link ("[WB-123](https://…)"), or a template's placeholder ("#NNNN", "WB-NNNNN")
+_REF = (
+    r"(?:\[[^\]]{1,80}\]\([^)\s]*\)|(?:[\w.-]+/[\w.-]+)?#(?:\d+|x+|n+)|https?://\S+|@[\w-]+"
+    r"|(?-i:[A-Z][A-Z0-9]{1,9}-(?:\d+|N+)))"
+)
 _NOISE_LINE = re.compile(
-    r"\s*(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?:\s+(?:to|issues?|prs?))?|part\s+of|"
+    r"\s*(?:[-*+]\s+)?(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|related(?:\s+(?:to|issues?|prs?))?|part\s+of|"
     r"follow[- ]?up(?:\s+(?:to|of|on))?|refs?|see(?:\s+also)?|cc|/cc|depends\s+on|requires|supersedes)"
     r"\b\s*:?\s*)?" + _REF + r"(?:\s*(?:,|;|&|and)?\s*" + _REF + r")*\s*\.?\s*(?:\(.*?\))?\s*$"
     r"|\s*(?:!\[[^\]]*\]\([^)]*\)\s*)+$|\s*>\s*\[!\w+\]\s*$",
@@ -77,6 +83,15 @@ _NOISE_LINE = re.compile(
 # a line that is only a link ("- [the design doc](https://…)"): a list of links says nothing itself
 _LINK_LINE = re.compile(r"\s*(?:[-*+]|\d{1,2}[.)])?\s*(?:\[[^\]]*\]\([^)]*\)|<?https?://\S+>?)\s*[.,;]?\s*$")
 _CODE_LINE = re.compile(r"\s*(?:\$ |>>> |\.\.\. |`[^`]+`\s*$)")
+# a commit a tool wrote, in a squash merge's list of commits: GitHub's "Apply suggestions from
+# code review", git's "Merge branch 'main' into …", pre-commit.ci's "[pre-commit.ci] auto fixes…"
+_TOOL_COMMIT = re.compile(
+    r"\s*(?:[-*+]\s+)?\W*(?:apply\s+suggestions?\s+from\s+code\s+review|merge\s+(?:remote-tracking\s+)?branch\b"
+    r"|merge\s+pull\s+request\s+#|\[pre-commit\.ci\]|auto[- ]?format(?:ting)?\b|pre-commit\s+(?:auto\s+)?fix)",
+    re.I,
+)
+# a line of data, not prose: "dependency-name: actions/setup-python", "update_type: minor"
+_DATA_LINE = re.compile(r"\s*(?:[-*+]\s+)?[a-z]+(?:[-_][a-z]+)+:\s*\S*\s*$")
 
 
 def _section(raw: str) -> str:
@@ -91,7 +106,14 @@ def _wanted(section: str) -> int:
 
 
 def _noise(raw: str) -> bool:
-    return bool(_NOISE_LINE.match(raw) or is_table_row(raw) or _LINK_LINE.match(raw) or _CODE_LINE.match(raw))
+    return bool(
+        _NOISE_LINE.match(raw)
+        or is_table_row(raw)
+        or _LINK_LINE.match(raw)
+        or _CODE_LINE.match(raw)
+        or _DATA_LINE.match(raw)
+        or _TOOL_COMMIT.match(raw)
+    )
 
 
 def _heading(raw: str, s: str) -> str | None:
@@ -199,9 +221,22 @@ def echoes(sentence: str, title: str) -> bool:
     return len(new) < _NEW_WORDS and (shared * 2 >= len(said) or len(new) <= max(1, len(words) // 5))
 
 
+# a template's prompt left in place by its author: a question ("What does the PR do?", "How was
+# this PR tested?") or an instruction to whoever fills it in ("Include a concise description of
+# the PR contents.", "Describe your changes here", "Please fill in the motivation below")
+_PROMPT = re.compile(
+    r"^[^.!]*\?\W*$"
+    r"|^\W*(?:please\s+)?(?:include|describe|explain|provide|summari[sz]e|list|fill\s+(?:in|out)|write|give|"
+    r"mention|link|add|replace)\b[^.!?]*?\b(?:(?:the|this|your)\s+(?:pr|pull\s+request|changes?|contents?)\b|"
+    r"here\b|below\b|above\b|if\s+applicable\b)",
+    re.I,
+)
+
+
 def _beyond_title(text: str, title: str) -> str:
-    """``text`` without its leading sentences that echo the title ("" when they all do)."""
-    sentences = _SENTENCE.split(text)
+    """``text`` without a template's prompts and without its leading sentences that echo the
+    title ("" when nothing else is said)."""
+    sentences = [x for x in _SENTENCE.split(text) if not _PROMPT.match(x)]
     while sentences and echoes(sentences[0], title):
         sentences.pop(0)
     return " ".join(sentences)

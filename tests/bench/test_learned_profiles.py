@@ -96,6 +96,7 @@ def test_a_synthetic_repository_imported_as_a_new_user_would_meets_the_threshold
     assert result.profile.startswith("learned ")
     assert s["catch_all_share"] == 0 and s["modules_under_2pct"] == 0 and result.coherence == 1.0
     assert s["echo_gists"] == 0 and s["table_rows"] == 0 and s["kind_accuracy"] is None
+    assert s["repeated_gists"] == 0
     assert result.unit == "weeks" and len(result.windows) == 7
     report = lp.report([result], per_window=True)
     assert "acme/app — profile learned" in report and "themes:" in report

@@ -175,3 +175,45 @@ def test_titles_are_shown_without_their_closing_full_stop() -> None:
         "SDK",
         "iOS build",
     ]
+
+
+WANDB_TEMPLATE = """## Description
+
+<!--
+Include reference to internal ticket "Fixes WB-NNNNN" and/or GitHub issue "Fixes #NNNN" (if applicable)
+-->
+
+- Fixes [WB-26871](https://wandb.atlassian.net/browse/WB-26871)
+- Fixes #NNNN
+
+What does the PR do? Include a concise description of the PR contents.
+
+{filled}
+- [ ] I updated [CHANGELOG.unreleased.md](http://CHANGELOG.unreleased.md), or it's not applicable
+
+## Testing
+
+How was this PR tested?
+"""
+
+
+def test_a_template_left_as_it_was_gives_no_gist() -> None:
+    """The template's prompts, its placeholder references and a ticket link are nobody's words
+    about this PR: with nothing else written there is no gist; with a sentence written, that."""
+    assert gist(WANDB_TEMPLATE.format(filled=""), "use codegen for the Versions query") == ""
+    written = WANDB_TEMPLATE.format(filled="Moves the registry query onto generated models.\n")
+    assert (
+        gist(written, "use codegen for the Versions query")
+        == "Moves the registry query onto generated models."
+    )
+
+
+def test_a_squash_merges_tool_commits_and_a_bots_metadata_are_no_gist() -> None:
+    squash = "* Update all\n\n* 🎨 Auto format\n\n* Apply suggestions from code review\n\n* Merge branch 'master' into tr\n"
+    assert gist(squash, "🌐 Update translations for tr (update-all)") == ""
+    dependabot = (
+        "Bumps [ruff](https://github.com/astral-sh/ruff) from 0.15.0 to 0.15.8.\n\n---\n"
+        "updated-dependencies:\n- dependency-name: ruff\n  dependency-type: direct:development\n"
+        "  update-type: version-update:semver-patch\n"
+    )
+    assert "dependency-name" not in gist(dependabot, "⬆ Bump ruff from 0.15.0 to 0.15.8")
