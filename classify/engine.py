@@ -457,7 +457,10 @@ def _flags(
     if missing:
         flags.append(_flag("missing-tests", missing))
     if fl.breaking.enabled:
-        ordered = _breaking(pr, c, breaking, label_keys, text)
+        # words in a PR that changes only documentation describe a change, they make none
+        # ("Sync with #14575 (Drop support for Pydantic v1)" in a translation update)
+        wording = not (_only_kind(files, c, "docs") or _only_kind(files, c, "translation"))
+        ordered = _breaking(pr, c, breaking, label_keys, text, wording=wording)
         if ordered:
             flags.append(_flag("breaking", ordered))
     if fl.dependency.enabled:
@@ -499,16 +502,23 @@ def _missing_tests(pr: PullRequest, profile: Profile, kind: str, files: _Files) 
 
 
 def _breaking(
-    pr: PullRequest, c: Compiled, breaking: list[str], label_keys: list[str], text: _Text
+    pr: PullRequest,
+    c: Compiled,
+    breaking: list[str],
+    label_keys: list[str],
+    text: _Text,
+    *,
+    wording: bool = True,
 ) -> list[str]:
     """Breaking-change evidence: the title's tags (``breaking``, already found), labels, then
-    removal wording in the title and description — labels, tags and the description first, as
-    a title quote only repeats the title."""
+    (``wording``) removal wording in the title and description — labels, tags and the
+    description first, as a title quote only repeats the title."""
     for label, key in zip(pr.labels, label_keys, strict=True):
         if key in c.breaking_labels:
             _add(breaking, f"label: {label}")
-    _breaking_words(text.title, text.title_low, "title", c, breaking)
-    if text.body:
+    if wording:
+        _breaking_words(text.title, text.title_low, "title", c, breaking)
+    if wording and text.body:
         _breaking_words(text.body, text.body_low, "body", c, breaking)
     ordered = [e for e in breaking if not e.startswith("title: ")] + [
         e for e in breaking if e.startswith("title: ")
@@ -587,8 +597,7 @@ def _never_key(
     named = dep is not None and any(" refreshed" not in e for e in dep.evidence)
 
     def only(kind_name: str) -> bool:
-        rule = next((r for r in c.kinds if r.name == kind_name), None)
-        return rule is not None and files.every(rule.only_set)
+        return _only_kind(files, c, kind_name)
 
     checks: tuple[tuple[str, Callable[[], bool]], ...] = (
         ("bot", lambda: is_bot(pr.author, c.bot_authors)),
@@ -605,6 +614,13 @@ def _never_key(
         if name in wanted and test():
             return name
     return None
+
+
+def _only_kind(files: _Files, c: Compiled, kind_name: str) -> bool:
+    """Whether every file of the PR is of the profile's kind ``kind_name`` by its paths (its
+    ``only_globs``: documentation, translations …)."""
+    rule = next((r for r in c.kinds if r.name == kind_name), None)
+    return rule is not None and files.every(rule.only_set)
 
 
 def _tests_with_source(files: _Files, c: Compiled) -> int:

@@ -168,6 +168,8 @@ STRINGS: dict[str, str] = {
     "theme.kind.model.one": "1 model change",
     "theme.kind.other": "{n} other changes",
     "theme.kind.other.one": "1 other change",
+    "theme.kind.translation": "{n} translation updates",
+    "theme.kind.translation.one": "1 translation update",
     "theme.kind.any": "{n} × {kind}",
     "theme.sentence": "{kinds}; led by {lead}",
     "theme.sentence_key": "{kinds}; {key} of them key, led by {lead}",

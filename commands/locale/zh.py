@@ -140,6 +140,7 @@ STRINGS: dict[str, str] = {
     "theme.kind.revert": "{n} 个回滚",
     "theme.kind.model": "{n} 个模型改动",
     "theme.kind.other": "{n} 个其他改动",
+    "theme.kind.translation": "{n} 个翻译更新",
     "theme.kind.any": "{n} 个{kind}",
     "theme.sentence": "{kinds}；代表 PR：{lead}",
     "theme.sentence_key": "{kinds}；其中 {key} 个重点，代表 PR：{lead}",

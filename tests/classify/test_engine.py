@@ -316,6 +316,23 @@ def test_removing_the_codes_own_internals_is_not_a_breaking_change(
         assert flags(classify(pr(title), profile))["breaking"], title  # removals users see still are
 
 
+@pytest.mark.parametrize("name", ["vllm", "generic"])
+def test_a_documentation_only_change_breaks_nothing_by_its_words(
+    name: str, request: pytest.FixtureRequest
+) -> None:
+    """A translation synced with a removal ("Sync with #14575 (Drop support for Pydantic v1)")
+    describes a breaking change made elsewhere; the same words on code do break, and a label
+    says so on any PR."""
+    profile: Profile = request.getfixturevalue(name)
+    body = "Sync with #14575 (Drop support for Pydantic v1)"
+    docs = classify(pr("Update translations for de", ["docs/de/docs/index.md"], body=body), profile)
+    assert "breaking" not in flags(docs)
+    code = classify(pr("Update the models", ["src/app/models.py"], body=body), profile)
+    assert flags(code)["breaking"]
+    labelled = classify(pr("Update the guide", ["docs/guide.md"], labels=["breaking"]), profile)
+    assert flags(labelled)["breaking"] == ["label: breaking"]
+
+
 def test_breaking_words_in_the_template_are_ignored(vllm: Profile) -> None:
     body = (
         vllm_body("Faster sampler.")

@@ -702,3 +702,19 @@ def test_theme_names_on_the_demo_are_subjects_in_sentence_case(run: RunFn) -> No
             first = theme["title"].split(" ")[0]
             assert not _verb_of_change(first), (args, theme["title"])
             assert not (first.isalpha() and first.islower()), (args, theme["title"])
+
+
+def test_every_kind_a_profile_can_learn_has_its_own_words() -> None:
+    """A storyline's sentence counts its PRs by kind in words ("4 translation updates"), never
+    "4 × translation": the bundled kinds and the translation kind learned profiles add."""
+    from classify.learn.conventions import TRANSLATION
+    from commands.locale import t
+    from commands.report.storyline_text import _kinds
+
+    kinds = {k for name in ("generic", "vllm") for k in load_profile(name).kinds} | {TRANSLATION}
+    for lang in ("en", "zh"):
+        for kind in kinds:
+            assert t(lang, f"theme.kind.{kind}", n=4) != f"theme.kind.{kind}", (lang, kind)
+    generic = load_profile("generic")
+    prs = [spr(f"🌐 Update translations for {code}", kind=TRANSLATION) for code in ("de", "pt", "uk", "ru")]
+    assert _kinds(prs, generic, "en") == "4 translation updates"
