@@ -180,10 +180,22 @@ class Theme:
         return [s.pr.number for s in self.prs]
 
 
-def clean_title(title: str) -> str:
+def clean_title(title: str, repo: str = "") -> str:
     """A title as a digest shows it: without its [Tags], conventional-commit prefix, trailing
-    (#123) or closing full stop (a title is a heading, and a dash or a PR link follows it)."""
-    return without_final_period(parse_title(title).text or title.strip())
+    (#123) or closing full stop (a title is a heading, and a dash or a PR link follows it), and
+    starting with a capital as an item of a list does ("refactor(artifacts): use codegen for …"
+    → "Use codegen for …") — unless its first word is a name written in lower case: the project's
+    own (``repo``: "wandb beta sync …"), or two letters ("uv", "io")."""
+    text = without_final_period(parse_title(title).text or title.strip())
+    first = text.split(" ", 1)[0]
+    if (
+        len(first) > 2
+        and first.isalpha()
+        and first.islower()
+        and norm(first) != norm(repo.rsplit("/", 1)[-1])
+    ):
+        return text[0].upper() + text[1:]
+    return text
 
 
 # -- topics --------------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def _cut(text: str, limit: int) -> str:
 
 def pr_facts(s: ListedPR, stats: DigestView, profile: Profile, lang: str) -> dict[str, Any]:
     """One PR as the computed digest knows it."""
-    title = clean_title(s.pr.title)
+    title = clean_title(s.pr.title, s.pr.repo)
     out: dict[str, Any] = {"number": s.pr.number, "title": title}
     gist = _cut(s.cls.gist, DESCRIPTION_CHARS)
     if gist and gist.rstrip(".") != title.rstrip("."):
@@ -155,7 +155,7 @@ def key_prs_part(
 
 def _risk_entry(s: ListedPR, kind: str, profile: Profile, lang: str) -> dict[str, Any]:
     """A PR under a risk: its title, modules, flags, and the evidence of that risk."""
-    out: dict[str, Any] = {"number": s.pr.number, "title": clean_title(s.pr.title)}
+    out: dict[str, Any] = {"number": s.pr.number, "title": clean_title(s.pr.title, s.pr.repo)}
     modules = [profile.module_label(m, lang) for m in s.cls.modules[:3] if m != profile.catch_all_module]
     if modules:
         out["modules"] = modules

@@ -56,7 +56,7 @@ def _tags(s: ListedPR, stats: DigestStats, lang: str) -> str:
 
 def _entry(s: ListedPR, stats: DigestStats, lang: str) -> Bullet:
     """A theme line: clean title, its first measured effect, tags — and the PR link."""
-    text = clean_title(s.pr.title)
+    text = clean_title(s.pr.title, s.pr.repo)
     if s.cls.highlights:
         text += t(lang, "punct.dash") + effect_text(s.cls.highlights[0], lang)
     return Bullet(text=text + _tags(s, stats, lang), prs=[pr_ref(s)])
@@ -338,10 +338,10 @@ def _risk_summary(stats: DigestStats, kind: FlagKind) -> dict[str, Any]:
     }
 
 
-def _in_sentence(title: str) -> str:
+def _in_sentence(title: str, repo: str) -> str:
     """A PR title inside a risk line, which ends with our own code span (``risks breaking W``):
     a lone backtick in the title would pair with it, so every backtick gets its pair."""
-    return paired_code_spans(clean_title(title))
+    return paired_code_spans(clean_title(title, repo))
 
 
 def _breaking_item(s: ListedPR, lang: str) -> str:
@@ -349,7 +349,7 @@ def _breaking_item(s: ListedPR, lang: str) -> str:
     shown = (
         evidence_items("breaking", flag.evidence, lang, s.pr.title, quote_limit=QUOTE_CHARS) if flag else []
     )
-    title = _in_sentence(s.pr.title)
+    title = _in_sentence(s.pr.title, s.pr.repo)
     if not shown:
         return title
     return f"{title}（{shown[0]}）" if lang == "zh" else f"{title} ({shown[0]})"
@@ -359,7 +359,7 @@ def _dependency_item(s: ListedPR, lang: str) -> str:
     flag = s.cls.flag("dependency")
     shown = evidence_items("dependency", flag.evidence, lang, s.pr.title) if flag else []
     if not shown:
-        return _in_sentence(s.pr.title)
+        return _in_sentence(s.pr.title, s.pr.repo)
     if flag is not None and any(" " in e for e in flag.evidence):  # versions, added, removed, refreshed
         return join_list(shown, lang, conjunction=False)  # one item of the upgrades' list
     # files alone: a cache classified before a dependency flag had to name what changed
@@ -388,7 +388,7 @@ def _revert_item(s: ListedPR, stats: DigestStats, lang: str) -> str:
             number=reverted.pr.number,
             merged=reverted.pr.merged_at.strftime("%Y-%m-%d"),
         )
-    return shown[0] if shown else _in_sentence(s.pr.title)
+    return shown[0] if shown else _in_sentence(s.pr.title, s.pr.repo)
 
 
 def _vs(stats: DigestStats, kind: str, lang: str) -> str:
@@ -537,7 +537,7 @@ def _quickview(stats: DigestStats, profile: Profile, label: LabelFn, lang: str) 
     items = []
     for s in key_prs:
         sentence = _quick_zh(s, profile, label) if lang == "zh" else _quick_en(s)
-        title = clean_title(s.pr.title)
+        title = clean_title(s.pr.title, s.pr.repo)
         items.append(
             Bullet(text=title + (t(lang, "punct.dash") + sentence if sentence else ""), prs=[pr_ref(s)])
         )

@@ -46,7 +46,9 @@ def lead_blocks(
         blocks += [Heading(text=t(lang, "digest.lead_themes"), level=3), BulletList(items=lines)]
     if top:
         items = [
-            Bullet(text=clean_title(s.pr.title) + t(lang, "punct.dash") + one_line(s), prs=[pr_ref(s)])
+            Bullet(
+                text=clean_title(s.pr.title, s.pr.repo) + t(lang, "punct.dash") + one_line(s), prs=[pr_ref(s)]
+            )
             for s in top
         ]
         blocks += [Heading(text=t(lang, "digest.lead_key"), level=3), BulletList(items=items, ordered=True)]
@@ -68,7 +70,7 @@ def storyline(th: Theme, stats: DigestStats, shown: set[int], lang: str) -> Bull
     best = next((s for s in th.prs if s.pr.number not in shown), th.prs[0] if th.prs else None)
     if best is None:
         return Bullet(text=t(lang, "digest.lead_theme", name=th.label(lang), size=size, pr="").rstrip("：: "))
-    pr = clean_title(best.pr.title)
+    pr = clean_title(best.pr.title, best.pr.repo)
     if best.cls.highlights:
         pr += t(lang, "digest.lead_effect", effect=effect_text(best.cls.highlights[0], lang))
     return Bullet(

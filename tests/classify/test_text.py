@@ -166,6 +166,14 @@ def test_titles_are_shown_without_their_closing_full_stop() -> None:
         clean_title("[EM] Check whether memory policy is set. (#11556)")
         == "Check whether memory policy is set"
     )
+    # an item of a list starts with a capital, unless its first word is a lower-case name
+    assert (
+        clean_title("refactor(artifacts): use codegen for the query", "wandb/wandb")
+        == "Use codegen for the query"
+    )
+    assert clean_title("feat: wandb beta sync reads runs", "wandb/wandb") == "wandb beta sync reads runs"
+    assert clean_title("chore: uv lock refresh", "o/r") == "uv lock refresh"
+    assert clean_title("fix: wandb.init hangs", "o/r") == "wandb.init hangs"
     assert without_final_period("Fix the loader, the parser etc.") == "Fix the loader, the parser etc."
     assert without_final_period("Wait for the pool...") == "Wait for the pool..."
     assert without_final_period("Support for NumPy 2.") == "Support for NumPy 2"

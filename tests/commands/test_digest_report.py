@@ -75,7 +75,7 @@ def _prose(reply: Reply, lang: str) -> list[str]:
     """The sentences prdigest wrote (summary, theme headings, trends, risks, recommendations), with
     what it quotes — PR titles, measured effects, evidence, commands, dates — cut out."""
     data = reply.data
-    titles = sorted((clean_title(p["title"]) for p in data["prs"]), key=len, reverse=True)
+    titles = sorted((clean_title(p["title"], data["repo"]) for p in data["prs"]), key=len, reverse=True)
     effects = sorted({effect_text(h["text"], lang) for h in data["highlights"]}, key=len, reverse=True)
     evidence: list[str] = []
     by_number = {p["number"]: p for p in data["prs"]}
@@ -402,7 +402,7 @@ ENGLISH_LEAKS = (
 
 def _zh_prose(text: str, data: dict[str, Any]) -> str:
     for p in sorted(data["prs"], key=lambda p: -len(p["title"])):
-        text = text.replace(p["title"], " ").replace(clean_title(p["title"]), " ")
+        text = text.replace(p["title"], " ").replace(clean_title(p["title"], data.get("repo", "")), " ")
     return re.sub(r"`[^`]*`|https?://\S+|“[^”]*”", " ", text)
 
 
