@@ -192,17 +192,21 @@ def _merge_package(
 
 
 def _dependency_evidence(
-    c: Compiled, title: str, title_low: str, cleaned: str, cleaned_low: str, files: _Files
+    c: Compiled, title: str, title_low: str, cleaned: str, cleaned_low: str, files: _Files, repo: str = ""
 ) -> list[str]:
     """What a PR changes in its dependencies: a version that changes (named, old → new), a package
     added or removed, or lockfiles refreshed — never a manifest that changed without saying what
-    (that says nothing a reader can act on). Empty: no dependency flag."""
+    (that says nothing a reader can act on), nor the project's own version ("bump version to
+    0.28.1.dev1", "Bump xgboost to 3.1.0" in xgboost). Empty: no dependency flag."""
     dep_files = files.matching(c.dependency_set)
-    packages = _packages(c, title, title_low)
+    own = {"version", "versions", norm(repo.rsplit("/", 1)[-1])}
+    packages = {n: v for n, v in _packages(c, title, title_low).items() if norm(n) not in own}
     if not packages and not dep_files:
         return []
     # the description often says what the title leaves out ("from 0.1.29 to 0.2.0")
     for name, version in _packages(c, cleaned[:MAX_BODY_CHARS], cleaned_low[:MAX_BODY_CHARS]).items():
+        if norm(name) in own:
+            continue
         if name.lower() in {n.lower() for n in packages} or not packages:
             _merge_package(packages, name, version)
     dep_ev = [_package_text(n, v) for n, v in packages.items()]
@@ -464,7 +468,7 @@ def _flags(
         if ordered:
             flags.append(_flag("breaking", ordered))
     if fl.dependency.enabled:
-        dep_ev = _dependency_evidence(c, text.title, text.title_low, text.body, text.body_low, files)
+        dep_ev = _dependency_evidence(c, text.title, text.title_low, text.body, text.body_low, files, pr.repo)
         if dep_ev:
             flags.append(_flag("dependency", dep_ev[: fl.dependency.max_evidence]))
     size, large_ev = _size(pr, profile, files)

@@ -348,6 +348,18 @@ def test_breaking_words_in_the_template_are_ignored(vllm: Profile) -> None:
 # -- dependency, large, revert ---------------------------------------------------------------------------
 
 
+def test_the_projects_own_version_is_no_dependency(generic: Profile) -> None:
+    """ "bump version to 0.28.1.dev1" and, in vllm-project/vllm, "Bump vllm to 0.9.1" move the
+    project's own version: no dependency upgrade to test against, and never a key PR."""
+    for title in ("chore(sdk): bump version to 0.28.1.dev1", "Bump vllm to 0.9.1"):
+        cls = classify(pr(title, ["pyproject.toml"]), generic)
+        assert "dependency" not in flags(cls), title
+        assert cls.score < generic.key_min_score, title
+    assert flags(classify(pr("Bump torch to 2.5.1", ["pyproject.toml"]), generic))["dependency"] == [
+        "torch → 2.5.1"
+    ]
+
+
 def test_dependency_from_files_and_titles(vllm: Profile) -> None:
     cls = classify(
         pr("[ROCm] Upgrade AITER to v0.1.13-rc5", ["requirements/rocm.txt", "docker/Dockerfile.rocm"]), vllm
