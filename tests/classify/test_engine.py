@@ -315,6 +315,8 @@ def test_removing_what_users_never_see_is_not_a_breaking_change(
         "Fix silently dropped graphviz kwarg in to_graphviz",  # a bug report
         "[CI] Remove the obsolete v1 engine job",  # the project's own CI
         "Document clang-tidy flow and drop legacy CI job",
+        "refactor: remove `_router` from `InterfaceShared`",  # a private name
+        "refactor: delete the _global_run_stack",
     ):
         assert "breaking" not in flags(classify(pr(title), profile)), title
     for title in ("Remove the public `--foo` option", "Drop support for Python 3.8", "Remove the v1 API"):
