@@ -310,6 +310,9 @@ class RepoFigures:
     bad_theme_names: list[str]
     kind_accuracy: float | None = None
     kind_cited: int = 0
+    breaking: tuple[int, int, int, int] | None = None
+    """(PRs flagged breaking, of them cited in the notes' breaking sections, PRs those sections
+    cite, of them flagged), where the notes have such sections"""
     kind_confusion: dict[str, Counter[str]] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
@@ -364,6 +367,29 @@ SECTION_KINDS: dict[str, frozenset[str]] = {
     "Internal": frozenset({"chore", "ci", "test", "deps", "build", "release", "other", "style", "config"}),
 }
 USER_FACING = frozenset({"Features", "Fixes", "Refactors", "Upgrades", "Breaking Changes", "Security"})
+
+
+_BREAKING_SECTION = re.compile(r"breaking|remov|deprecat", re.I)
+
+
+def breaking_cited(notes: Sequence[Mapping[str, Any]]) -> set[int]:
+    """The PRs the release notes cite under a breaking-change section ("Breaking Changes",
+    "Removed", "Removing Deprecated Features", "Deprecated")."""
+    return {
+        int(n)
+        for rel in notes
+        for section, numbers in rel.get("sections", {}).items()
+        if _BREAKING_SECTION.search(section)
+        for n in numbers
+    }
+
+
+def breaking_figures(prs: Sequence[StoredPR], cited: set[int]) -> tuple[int, int, int, int] | None:
+    if not cited:
+        return None
+    flagged = {s.pr.number for s in prs if "breaking" in s.cls.flag_kinds}
+    known = cited & {s.pr.number for s in prs}
+    return len(flagged), len(flagged & cited), len(known), len(known & flagged)
 
 
 def kind_sections(notes: Sequence[Mapping[str, Any]]) -> dict[int, str]:
@@ -531,6 +557,12 @@ def report(results: Sequence[RepoFigures], per_window: bool = False) -> str:
             f"  key PRs: chores {s['chore_key_prs']}; gist shown for key PRs with prose: "
             f"{_f(s['gist_shown_with_prose'], 2)} (≥ {MIN_GIST_SHOWN})"
         )
+        if r.breaking is not None:
+            flagged, right, cited, found = r.breaking
+            lines.append(
+                f"  breaking changes: {flagged} PRs flagged, {right} of them cited in the notes' breaking "
+                f"sections; those sections cite {cited}, {found} flagged"
+            )
         if r.kind_accuracy is not None:
             lines.append(
                 f"  kinds against the release notes' sections: {_f(r.kind_accuracy)} of {r.kind_cited} cited PRs; "
@@ -606,7 +638,9 @@ def run(eval_dir: Path, db_path: Path, choice: str, only: Sequence[str] = ()) ->
             profile = _auto_import(store, prs_path, repo)
         notes = json.loads(notes_path.read_text(encoding="utf-8")) if notes_path.is_file() else []
         sections = kind_sections(notes) if repo_has_kind_sections(notes) else None
-        results.append(measure(store, profile, repo, sections))
+        figures = measure(store, profile, repo, sections)
+        figures.breaking = breaking_figures(store.history(repo), breaking_cited(notes))
+        results.append(figures)
     store.db.conn.close()
     return results
 

@@ -127,3 +127,15 @@ def test_the_chance_of_a_full_window_separates_a_burst_from_a_coarse_module() ->
     assert week.top_chance == burst
     assert "deps holds 5% of the history; 9+ of 20 by chance p=" in lp._over_note(week)
     assert lp._over_note(week).endswith("8 of the 9 by bots")
+
+
+def test_breaking_flags_are_judged_against_the_notes_breaking_sections() -> None:
+    notes = [{"sections": {"Removed": [1, 2], "Fixed": [3], "Breaking Changes": ["4"]}}]
+    assert lp.breaking_cited(notes) == {1, 2, 4}
+    prs = [
+        SimpleNamespace(pr=SimpleNamespace(number=n), cls=SimpleNamespace(flag_kinds=flags))
+        for n, flags in ((1, ["breaking"]), (2, []), (3, ["breaking"]), (5, ["large"]))
+    ]
+    # flagged 1 and 3; 1 is cited; the sections cite 1, 2 (4 is not in the cache); 1 of them flagged
+    assert lp.breaking_figures(prs, lp.breaking_cited(notes)) == (2, 1, 2, 1)  # type: ignore[arg-type]
+    assert lp.breaking_figures(prs, set()) is None  # type: ignore[arg-type]
