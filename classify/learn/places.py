@@ -30,6 +30,11 @@ ROLE_LABELS: dict[str, tuple[str, str]] = {
     "build": ("Build & packaging", "构建与打包"),
 }
 _ID = re.compile(r"[^a-z0-9_-]+")
+CONTAINERS = frozenset(
+    "lib libs pkg pkgs internal src common util utils base misc shared impl helpers".split()
+)
+"""directory names of the code's layout in many languages, not of what the code does: a module
+named by one alone ("Lib", "Internal") tells a reader nothing, so the directory above names it too"""
 _LABEL_NAMESPACE = re.compile(r"^[\w .-]{1,30}?\s*[:/]\s*")
 
 
@@ -141,7 +146,11 @@ def label(place: Place, naming: Naming | None, casing: Mapping[str, str], repo: 
             written = _LABEL_NAMESPACE.sub("", written) or written
         text = reader_name(written, casing)
     else:
-        text = reader_name(named_parts(place.cut.path, repo)[-1], casing, directory=True)
+        parts = named_parts(place.cut.path, repo)
+        text = reader_name(parts[-1], casing, directory=True)
+        if len(parts) > 1 and norm(parts[-1]) in CONTAINERS and norm(parts[-2]) not in CONTAINERS:
+            # "lib" says where code is kept, not what it is: "SDK lib", "Core pkg"
+            text = f"{reader_name(parts[-2], casing, directory=True)} {mid_sentence(text)}"
     return text, text
 
 

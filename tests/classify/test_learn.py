@@ -277,3 +277,14 @@ def test_the_writer_reads_back_what_it_wrote() -> None:
         "t": {"x": {"y": ["z"]}},
     }
     assert tomllib.loads(render(data, {("t", "x"): ["a comment"]})) == data
+
+
+def test_a_directory_named_for_the_layout_is_named_with_the_one_above() -> None:
+    """``app/sdk/lib`` is "SDK lib", not "Lib"; under ``src/`` (a layout name itself) ``src/common``
+    stays "Common"."""
+    prs = many(30, "Speed up the SDK lib pool", ["app/sdk/lib/pool.py"])
+    prs += many(30, "Speed up the SDK run", ["app/sdk/run.py"])
+    prs += many(30, "Tidy the common hashing", ["src/common/hash.cc"])
+    prs += many(30, "Tidy the tree builder", ["src/tree/build.cc"])
+    names = {spec["en"] for spec in learned_from(prs).data["modules"].values()}
+    assert {"SDK lib", "Common"} <= names and "Lib" not in names and "Src common" not in names
