@@ -1253,7 +1253,11 @@ def _name(
         subject = _file_subject(text, prs, profile, paths)  # None: a dotted name, not a file
         if subject is not None:
             return subject
-    if namer.source == "tag" and len(text) <= 4:
+    module = profile.resolve_module(text) if namer.source == "tag" else None
+    label = profile.module_label(module, "en") if module else ""
+    if label and norm(label) == norm(text):  # the tag of a module spelt as its label is ("sdk" → "SDK")
+        text = label
+    elif namer.source == "tag" and len(text) <= 4:
         text = _spelt_out(text, prs, vocab, topics, paths) or _team_spelling(namer, topics)
     elif namer.source == "tag":
         text = _team_spelling(namer, topics)

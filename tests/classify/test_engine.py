@@ -289,7 +289,10 @@ def test_breaking_signals_and_their_evidence(
         ("[Bugfix] Fix crash", "This is not a breaking change."),
         ("[Bugfix] Fix crash", "No breaking changes."),
         ("[Bugfix] Fix crash", "Non-breaking: behaviour is unchanged for existing users."),
-        ("[Misc] Mark legacy sync options", "It now prompts first, so I don't think this is a breaking change."),
+        (
+            "[Misc] Mark legacy sync options",
+            "It now prompts first, so I don't think this is a breaking change.",
+        ),
         ("Add support for FooLM", "We add support for the FooLM model family."),
         ("Refactor", "Removes the duplicated option parsing in tests."),
         ("fix(tool_parsers): GLM-4.7 parser drops trailing arguments", ""),

@@ -718,3 +718,21 @@ def test_every_kind_a_profile_can_learn_has_its_own_words() -> None:
     generic = load_profile("generic")
     prs = [spr(f"🌐 Update translations for {code}", kind=TRANSLATION) for code in ("de", "pt", "uk", "ru")]
     assert _kinds(prs, generic, "en") == "4 translation updates"
+
+
+def test_a_modules_tag_names_its_story_as_the_module_is_spelt(tmp_path: Path) -> None:
+    """Conventional-commit scopes are lower case ("fix(sdk): …"); a story they name is spelt as
+    the module the scope routes to ("SDK"), never "Sdk"."""
+    data = {
+        "name": "scoped",
+        "version": "1",
+        "catch_all": "other",
+        "modules": {
+            "sdk": {"en": "SDK", "zh": "SDK", "globs": ["sdk/**"]},
+            "other": {"en": "Other", "zh": "其他"},
+        },
+    }
+    profile = profile_from_data(data, source=tmp_path / "scoped.toml")
+    story = [spr(f"[sdk] Tidy the {w} handling") for w in ("login", "settings", "teardown", "retries")]
+    names = [th.name["en"] for th in find_themes([*story, *filler(30)], profile)]
+    assert any(n.startswith("SDK") for n in names) and not any(n.startswith("Sdk") for n in names), names
