@@ -566,7 +566,7 @@ def compose(stats: DigestStats, profile: Profile, lang: str, hint: Hint = _bare)
             title += f" ({stats.filter.match})"
     if stats.filter.flags:
         title += " · " + " + ".join(flag_label(lang, k) for k in stats.filter.flags)
-    themes = stats.themes
+    themes = products_first(stats.themes)
     recs = recommendations(stats, themes, label, lang)
     trends = module_trends(stats)
     key_prs = _key_prs(stats)
@@ -607,6 +607,17 @@ def compose(stats: DigestStats, profile: Profile, lang: str, hint: Hint = _bare)
     return Reply(
         command="digest", title=title, blocks=blocks, sections=parts, data_factory=build, prose=prose
     )
+
+
+WRITING_KINDS = frozenset({"docs", "translation"})
+"""kinds of PRs that change only what is written about the product"""
+
+
+def products_first(themes: Sequence[Theme]) -> list[Theme]:
+    """The storylines in their order, those made only of documentation and translation updates
+    after the rest: a month whose first storyline is "update-all — 10 translation updates" above
+    the JSON streaming work opens with the wrong news."""
+    return sorted(themes, key=lambda th: bool(th.prs) and all(s.cls.kind in WRITING_KINDS for s in th.prs))
 
 
 def _module_rows(trends: list[Trend], profile: Profile, lang: str) -> list[dict[str, Any]]:

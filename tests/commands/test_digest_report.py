@@ -580,3 +580,20 @@ def test_the_rest_of_the_modules_is_counted_per_pr_before_the_period_too(
         before.append(sum(1 for s in prs if not shown & set(s.cls.modules)))
     assert len(before) == 4 and sum(before) > 0
     assert rest["avg_4w"] == shown_avg(sum(before) / 4)
+
+
+def test_storylines_of_translations_and_docs_come_after_the_products_news() -> None:
+    from types import SimpleNamespace
+
+    from commands.report.compose import products_first
+
+    def story(name: str, *kinds: str) -> Any:
+        return SimpleNamespace(name=name, prs=[SimpleNamespace(cls=SimpleNamespace(kind=k)) for k in kinds])
+
+    themes = [
+        story("update-all", *["translation"] * 10),
+        story("Tutorial", "docs", "docs", "translation"),
+        story("JSON", "feature", "bugfix", "docs"),
+        story("Type annotation", "feature", "refactor"),
+    ]
+    assert [th.name for th in products_first(themes)] == ["JSON", "Type annotation", "update-all", "Tutorial"]
