@@ -1253,8 +1253,8 @@ def _name(
         subject = _file_subject(text, prs, profile, paths)  # None: a dotted name, not a file
         if subject is not None:
             return subject
-    module = profile.resolve_module(text) if namer.source == "tag" else None
-    label = profile.module_label(module, "en") if module else ""
+    routed = profile.resolve_module(text) if namer.source == "tag" else None
+    label = profile.module_label(routed, "en") if routed else ""
     if label and norm(label) == norm(text):  # the tag of a module spelt as its label is ("sdk" → "SDK")
         text = label
     elif namer.source == "tag" and len(text) <= 4:
