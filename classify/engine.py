@@ -23,7 +23,7 @@ from classify.matchers import Gated
 from classify.models import Classification, FileChange, Flag, FlagKind, PullRequest, ScorePart
 from classify.profile import Compiled, Profile, RuleMatchers
 from classify.text import clean_body, highlights, shorten
-from classify.titles import ParsedTitle, norm, parse_title, split_tag
+from classify.titles import ParsedTitle, norm, parse_title, project_key, split_tag
 from classify.topics import OWN_VERSION
 
 MAX_EVIDENCE_WORDS = 5
@@ -199,7 +199,7 @@ def _dependency_evidence(
     (that says nothing a reader can act on), nor the project's own version ("bump version to
     0.28.1.dev1", "Bump xgboost to 3.1.0" in xgboost). Empty: no dependency flag."""
     dep_files = files.matching(c.dependency_set)
-    own = {"version", "versions", norm(repo.rsplit("/", 1)[-1])}
+    own = {"version", "versions", project_key(repo)}
     packages = {n: v for n, v in _packages(c, title, title_low).items() if norm(n) not in own}
     if not packages and not dep_files:
         return []
@@ -600,13 +600,10 @@ def _never_key(
     dep = next((f for f in flags if f.kind == "dependency"), None)
     named = dep is not None and any(" refreshed" not in e for e in dep.evidence)
 
-    def only(kind_name: str) -> bool:
-        return _only_kind(files, c, kind_name)
-
     checks: tuple[tuple[str, Callable[[], bool]], ...] = (
         ("bot", lambda: is_bot(pr.author, c.bot_authors)),
-        ("translation", lambda: kind == "translation" or only("translation")),
-        ("docs-only", lambda: only("docs")),
+        ("translation", lambda: kind == "translation" or _only_kind(files, c, "translation")),
+        ("docs-only", lambda: _only_kind(files, c, "docs")),
         ("lockfile", lambda: dep is not None and not named),
         (
             "own-version",

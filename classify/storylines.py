@@ -69,7 +69,7 @@ from classify.engine import is_bot
 from classify.models import ListedPR, ScorePart
 from classify.rules import Profile
 from classify.text import without_final_period
-from classify.titles import is_series_marker, norm, parse_title, split_tag
+from classify.titles import is_series_marker, norm, parse_title, project_key, split_tag
 from classify.topics import (
     CHANGE_VERBS,
     STOPWORDS,
@@ -188,12 +188,7 @@ def clean_title(title: str, repo: str = "") -> str:
     own (``repo``: "wandb beta sync …"), or two letters ("uv", "io")."""
     text = without_final_period(parse_title(title).text or title.strip())
     first = text.split(" ", 1)[0]
-    if (
-        len(first) > 2
-        and first.isalpha()
-        and first.islower()
-        and norm(first) != norm(repo.rsplit("/", 1)[-1])
-    ):
+    if len(first) > 2 and first.isalpha() and first.islower() and norm(first) != project_key(repo):
         return text[0].upper() + text[1:]
     return text
 
@@ -816,7 +811,7 @@ class _Search:
         # each title's release mark, read once for all the topics it shares
         marks = {s.pr.title: release_marked(s.pr.title) for s in prs}
         # the project's own name ("FastAPI People", "wandb.init") is in titles about anything
-        own = {norm(s.pr.repo.rsplit("/", 1)[-1]) for s in prs}
+        own = {project_key(s.pr.repo) for s in prs}
         self.candidates = candidates = [
             tp
             for tp in topics.values()

@@ -42,6 +42,12 @@ def norm(word: str) -> str:
     return word.lower().translate(_NORM_DROP)
 
 
+def project_key(repo: str) -> str:
+    """The comparison form of a repository's own name ("wandb/wandb" → "wandb"): a word naming
+    the project itself says nothing about a PR of it."""
+    return norm(repo.rsplit("/", 1)[-1])
+
+
 def is_series_marker(tag: str) -> bool:
     """``1/N``, ``3/n``, ``12/N``, ``last/6``, ``2 of 5``: position in a PR series, not a topic."""
     return _SERIES.match(tag) is not None

@@ -18,7 +18,7 @@ from typing import Any
 from classify.learn.modules import NAME_RECALL, Cut, Naming, reader_name
 from classify.learn.paths import LANGUAGE_NAMES, ROLES, PathRoles, is_language
 from classify.text import mid_sentence
-from classify.titles import norm
+from classify.titles import norm, project_key
 
 CATCH_ALL = "other"
 ROLE_LABELS: dict[str, tuple[str, str]] = {
@@ -68,7 +68,7 @@ def named_parts(path: str, repo: str) -> list[str]:
     """A directory's parts without a trailing one named like the repository (``python-package/xgboost``
     is the Python package: the repository's name says nothing there)."""
     parts = path.split("/")
-    project = norm(repo.rsplit("/", 1)[-1])
+    project = project_key(repo)
     while len(parts) > 1 and norm(parts[-1]) == project:
         parts.pop()
     return parts
